@@ -1,0 +1,580 @@
+"""Outcome matrix -> per-question category counts (the sufficient statistic).
+
+Every metric, posterior and comparison in bayeseval depends on a question only
+through how many of its trials fell in each category, so inputs are reduced
+once, here, to a :class:`Counts` table:
+
+* ``table[i, c]`` -- number of trials of question ``i`` in category ``c``
+  (``c = 0..C``; binary outcomes have ``C = 1`` and ``table[:, 1]`` is the
+  number of correct trials);
+* ``n[i]`` -- the number of observed trials of question ``i`` (rows may be
+  *ragged*: failed requests get dropped, so ``n`` need not be constant).
+
+Accepted inputs: numpy arrays, nested lists, pandas DataFrames (rows are
+questions, the index becomes the question ids), ``numpy.ma`` masked arrays;
+bool, integer or integer-valued float entries; binary ``0/1`` or categories
+``0..C``.  Missing trials are accepted only when marked: ``missing=np.nan``
+(or another marker value), a boolean ``mask`` (True = missing, as in
+``numpy.ma``), or ``ragged=True`` for a list of rows of different lengths.
+
+Counts add up: ``a + b`` pools more trials of the same questions, and
+:meth:`Counts.concat` stacks shards of different questions.
+
+Example
+-------
+>>> import numpy as np
+>>> c = to_counts(np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]]))
+>>> c.table.tolist(), c.n.tolist()
+([[2, 3], [1, 4]], [5, 5])
+>>> to_counts([[1, 0, 1], [1]], ragged=True).n.tolist()
+[3, 1]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import validate as V
+
+__all__ = ["Counts", "to_counts"]
+
+_LOC_LIMIT = 5
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _where(name: str, index: np.ndarray) -> str:
+    """Human-readable list of matrix positions ``R[i, j]``."""
+    index = np.asarray(index)
+    shown = ", ".join(
+        f"{name}[{', '.join(str(int(v)) for v in np.atleast_1d(row))}]"
+        for row in index[:_LOC_LIMIT]
+    )
+    more = f" and {len(index) - _LOC_LIMIT} more" if len(index) > _LOC_LIMIT else ""
+    return shown + more
+
+
+class Counts:
+    """Per-question category counts of an outcome matrix.
+
+    Build one with :func:`to_counts` (or :meth:`from_table`); every metric
+    function accepts a ``Counts`` wherever it accepts ``R``, so a matrix is
+    counted once and shared by all the metrics computed on it.
+
+    Attributes
+    ----------
+    table : ndarray, shape (M, C+1), int64, read-only
+    n : ndarray, shape (M,), trials per question
+    ids : ndarray or None, question ids (from a DataFrame index or ``ids=``)
+    fixed_categories : bool, whether ``C`` was fixed explicitly (a ``w`` at
+        construction, ``categories=``, or a count table); then a ``w`` of any
+        other length is refused.
+    """
+
+    __slots__ = ("table", "ids", "fixed_categories", "_n", "_cache")
+
+    def __init__(self, table: np.ndarray, ids: Any = None, fixed_categories: bool = False):
+        table = np.array(table, dtype=np.int64, copy=True)
+        if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
+            raise ValueError(f"a count table must have shape (M >= 1, C+1 >= 2), got {table.shape}")
+        if (table < 0).any():
+            raise ValueError("a count table must be non-negative")
+        n = table.sum(axis=1)
+        empty = np.flatnonzero(n == 0)
+        if empty.size:
+            raise ValueError(
+                f"every question needs at least one observed trial; "
+                f"question(s) {_list(empty, ids)} have none (drop them first)"
+            )
+        self.table = _readonly(table)
+        self.ids = _check_ids(ids, table.shape[0])
+        self.fixed_categories = bool(fixed_categories)
+        self._n = _readonly(n)
+        self._cache: dict = {}
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_table(cls, table: Any, w: Any = None, *, ids: Any = None) -> "Counts":
+        """Counts from a ready-made (M, C+1) table of category counts.
+
+        ``w``, if given, must have exactly ``C+1`` entries.
+
+        >>> Counts.from_table([[2, 3], [1, 4]]).n.tolist()
+        [5, 5]
+        """
+        if isinstance(table, (str, bytes)):
+            raise V.InputTypeError(f"table must be an (M, C+1) array of counts, got {V.describe(table)}")
+        try:
+            arr = np.array(table)
+        except (TypeError, ValueError) as exc:
+            raise V.InputTypeError(f"table must be an (M, C+1) array of counts ({exc})") from None
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+            raise V.InputTypeError(f"table must hold counts (integers), got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(f"table must be 2-D (questions x categories), got shape {arr.shape}")
+        if arr.dtype.kind == "f":
+            bad = np.argwhere(~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0))
+            if bad.size:
+                raise ValueError(f"table must hold non-negative integer counts; bad entries at {_where('table', bad)}")
+        elif arr.dtype.kind == "i" and (arr < 0).any():
+            raise ValueError(f"table must hold non-negative counts; negative at {_where('table', np.argwhere(arr < 0))}")
+        if arr.shape[0] == 0:
+            raise ValueError("table must have at least one question (row), got 0")
+        out = cls(arr.astype(np.int64), ids=ids, fixed_categories=True)
+        if w is not None:
+            out.table_for(w)
+        return out
+
+    @classmethod
+    def concat(cls, parts: Sequence["Counts"]) -> "Counts":
+        """Stack counts of different questions (shards) into one table."""
+        parts = list(parts)
+        if not parts or not all(isinstance(p, Counts) for p in parts):
+            raise V.InputTypeError("concat expects a non-empty sequence of Counts")
+        K = max(p.K for p in parts)
+        table = np.vstack([np.pad(p.table, ((0, 0), (0, K - p.K))) for p in parts])
+        if all(p.ids is not None for p in parts):
+            ids = np.concatenate([p.ids for p in parts])
+        elif any(p.ids is not None for p in parts):
+            raise ValueError("concat: either every part has question ids or none has")
+        else:
+            ids = None
+        return cls(table, ids=ids, fixed_categories=any(p.fixed_categories for p in parts))
+
+    def __add__(self, other: "Counts") -> "Counts":
+        """Pool more trials of the same questions (same order, or same ids)."""
+        if not isinstance(other, Counts):
+            return NotImplemented
+        if other.M != self.M:
+            raise ValueError(f"cannot add counts of {self.M} and {other.M} questions")
+        table_b = other.table
+        if self.ids is not None and other.ids is not None:
+            if not np.array_equal(self.ids, other.ids):
+                pos = {q: i for i, q in enumerate(other.ids.tolist())}
+                missing = [q for q in self.ids.tolist() if q not in pos]
+                if missing:
+                    raise ValueError(f"cannot add counts: question ids {missing[:5]} missing on the right")
+                table_b = other.table[[pos[q] for q in self.ids.tolist()]]
+        K = max(self.K, other.K)
+        a = np.pad(self.table, ((0, 0), (0, K - self.K)))
+        b = np.pad(table_b, ((0, 0), (0, K - other.K)))
+        return Counts(a + b, ids=self.ids, fixed_categories=self.fixed_categories or other.fixed_categories)
+
+    # -- shape --------------------------------------------------------------
+    @property
+    def n(self) -> np.ndarray:
+        """Observed trials per question."""
+        return self._n
+
+    @property
+    def M(self) -> int:
+        return int(self.table.shape[0])
+
+    @property
+    def K(self) -> int:
+        """Number of categories, ``C + 1``."""
+        return int(self.table.shape[1])
+
+    @property
+    def C(self) -> int:
+        return self.K - 1
+
+    @property
+    def N(self) -> int:
+        """Largest number of trials of any question."""
+        return int(self._n.max())
+
+    @property
+    def ragged(self) -> bool:
+        return bool(self._n.min() != self._n.max())
+
+    @property
+    def is_binary(self) -> bool:
+        if "binary" not in self._cache:
+            self._cache["binary"] = self.K == 2 or not self.table[:, 2:].any()
+        return self._cache["binary"]
+
+    def __repr__(self) -> str:
+        n = f"N={self.N}" if not self.ragged else f"N={int(self._n.min())}..{self.N} (ragged)"
+        kind = "binary" if self.is_binary else f"categories 0..{self.C}"
+        return f"<Counts M={self.M} {n} {kind}>"
+
+    # -- views used by the metrics -------------------------------------------
+    def successes(self, metric: str = "this metric") -> np.ndarray:
+        """Correct trials per question; refuses non-binary outcomes."""
+        if not self.is_binary:
+            cats = np.flatnonzero(self.table[:, 2:].any(axis=0)) + 2
+            raise ValueError(
+                f"R must be binary (0/1) for {metric}; it has categories up to {int(cats.max())}. "
+                "Threshold it first (e.g. R >= 1) or use a categorical metric with weights w."
+            )
+        return self.table[:, 1]
+
+    def table_for(self, w: Any, name: str = "w") -> tuple[np.ndarray, np.ndarray]:
+        """The count table matched to a weight vector ``w`` of length ``C+1``.
+
+        ``w`` is never padded or truncated: it must name a weight for every
+        observed category, and, when the number of categories was fixed
+        explicitly, have exactly that many entries.
+        """
+        w = V.weights(w, name)
+        if w.size < self.K:
+            used = np.flatnonzero(self.table.any(axis=0))
+            top = int(used.max())
+            if top >= w.size:
+                raise ValueError(
+                    f"{name} has {w.size} entries (categories 0..{w.size - 1}) but the outcomes use "
+                    f"category {top}; give one weight per category (w is never padded)"
+                )
+            if self.fixed_categories:
+                raise ValueError(
+                    f"{name} has {w.size} entries but the outcomes were declared with {self.K} "
+                    f"categories (0..{self.C}); w must have exactly {self.K} entries"
+                )
+            return self.table[:, : w.size], w
+        if w.size > self.K:
+            if self.fixed_categories:
+                raise ValueError(
+                    f"{name} has {w.size} entries but the outcomes were declared with {self.K} "
+                    f"categories (0..{self.C}); w must have exactly {self.K} entries (never truncated)"
+                )
+            return np.pad(self.table, ((0, 0), (0, w.size - self.K))), w
+        return self.table, w
+
+    def binary_states(self):
+        """Distinct ``(n, s)`` pairs: ``(n_u, s_u, freq, inverse)``.
+
+        ``inverse[i]`` is the state of question ``i``; every per-question
+        quantity is computed once per state and gathered.
+        """
+        if "states" not in self._cache:
+            s = self.successes()
+            n = self._n
+            if not self.ragged:
+                N = self.N
+                hist = np.bincount(s, minlength=N + 1)
+                s_u = np.flatnonzero(hist)
+                freq = hist[s_u]
+                n_u = np.full(s_u.size, N, dtype=np.int64)
+                key_pos = np.zeros(N + 1, dtype=np.int64)
+                key_pos[s_u] = np.arange(s_u.size)
+                inverse_fn = lambda: key_pos[s]  # noqa: E731 - computed lazily
+            else:
+                key = n * (self.N + 1) + s
+                keys, inv, freq = np.unique(key, return_inverse=True, return_counts=True)
+                n_u = keys // (self.N + 1)
+                s_u = keys % (self.N + 1)
+                inverse_fn = lambda: inv  # noqa: E731
+            self._cache["states"] = (
+                _readonly(n_u.astype(np.int64)),
+                _readonly(s_u.astype(np.int64)),
+                _readonly(freq.astype(np.float64)),
+                inverse_fn,
+            )
+        n_u, s_u, freq, inverse_fn = self._cache["states"]
+        return n_u, s_u, freq, inverse_fn
+
+    def per_question(self, state_values: np.ndarray) -> np.ndarray:
+        """Gather per-state values back to one value per question."""
+        inverse = self.binary_states()[3]()
+        return np.asarray(state_values)[inverse]
+
+    def require_k_le_n(self, k: int, metric: str) -> None:
+        """Finite-sample estimators need ``k <= n`` for every question."""
+        bad = np.flatnonzero(self._n < k)
+        if not bad.size:
+            return
+        if not self.ragged:
+            raise ValueError(
+                f"k must satisfy 1 <= k <= N (N={self.N}), got k={k}: the unbiased {metric} "
+                "estimator needs at least k trials per question (the *_ci posterior accepts any k >= 1)"
+            )
+        raise ValueError(
+            f"k={k} exceeds the number of trials of {bad.size} question(s) "
+            f"({_list(bad, self.ids)}; they have n={sorted(set(self._n[bad].tolist()))[:5]}); "
+            f"the unbiased {metric} estimator needs 1 <= k <= n for every question"
+        )
+
+    def cache(self) -> dict:
+        """Per-object cache shared by the metrics (weights, log-gamma tables)."""
+        return self._cache
+
+
+def _list(index: np.ndarray, ids: Any) -> str:
+    index = np.asarray(index)
+    if ids is not None:
+        labels = [repr(v) for v in np.asarray(ids)[index[:_LOC_LIMIT]].tolist()]
+    else:
+        labels = [str(int(i)) for i in index[:_LOC_LIMIT]]
+    more = f" and {index.size - _LOC_LIMIT} more" if index.size > _LOC_LIMIT else ""
+    return ", ".join(labels) + more
+
+
+def _check_ids(ids: Any, M: int):
+    if ids is None:
+        return None
+    arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
+    if arr.ndim != 1 or arr.size != M:
+        raise ValueError(f"ids must have one entry per question ({M}), got shape {arr.shape}")
+    if np.unique(arr).size != M:
+        raise ValueError("ids must be unique (one id per question)")
+    return _readonly(arr.copy())
+
+
+def _is_nan_marker(missing: Any) -> bool:
+    return isinstance(missing, numbers.Real) and not isinstance(missing, bool) and math.isnan(missing)
+
+
+def to_counts(
+    R: Any,
+    w: Any = None,
+    *,
+    mask: Any = None,
+    missing: Any = None,
+    ragged: bool = False,
+    categories: int | None = None,
+    ids: Any = None,
+    name: str = "R",
+) -> Counts:
+    """Reduce an outcome matrix to a :class:`Counts` table (one pass over ``R``).
+
+    Parameters
+    ----------
+    R : array-like (M, N), DataFrame, masked array, list of rows, or Counts
+        Outcomes: rows are questions, columns are trials.  A 1-D input is one
+        question.  Entries are 0/1 (bool, int, or integer-valued float) or
+        categories ``0..C``.
+    w : array-like, optional
+        Category weights ``(w_0..w_C)``; fixes ``C = len(w) - 1`` and every
+        entry must be ``<= C``.
+    mask : bool array-like, optional
+        ``True`` marks a missing trial (the ``numpy.ma`` convention).
+    missing : scalar, optional
+        Marker value of a missing trial, e.g. ``np.nan`` or ``-1``.
+        Without it (or ``mask``), NaN is an error.
+    ragged : bool
+        ``R`` is a list of rows of different lengths.
+    categories : int, optional
+        The number of categories ``C + 1`` when it should be fixed without
+        weights (for example a 1..10 rubric where no 10 was given).
+    ids : sequence, optional
+        Question ids (a DataFrame's index is used by default).
+
+    Returns
+    -------
+    Counts
+        ``R`` itself is never modified.
+    """
+    if isinstance(R, Counts):
+        if w is not None:
+            R.table_for(w)
+        return R
+    if isinstance(ragged, (np.bool_, bool)) is False:
+        raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")
+    K_fixed = None
+    if categories is not None:
+        K_fixed = V.integer(categories, "categories", minimum=2)
+    w_arr = None
+    if w is not None:
+        w_arr = V.weights(w)
+        if K_fixed is not None and K_fixed != w_arr.size:
+            raise ValueError(f"w has {w_arr.size} entries but categories={K_fixed}")
+        K_fixed = w_arr.size
+
+    # pandas DataFrame / Series: rows are questions, index gives the ids
+    if hasattr(R, "to_numpy") and hasattr(R, "index") and hasattr(R, "columns"):
+        if ids is None:
+            ids = R.index.to_numpy()
+        if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
+            raise V.InputTypeError(f"{name} must hold numbers or booleans; a DataFrame column holds text or objects")
+        R = R.to_numpy(dtype=np.float64, na_value=np.nan) if R.isna().to_numpy().any() else R.to_numpy()
+
+    if ragged:
+        if mask is not None:
+            raise ValueError("mask cannot be combined with ragged=True (absent entries are already missing)")
+        arr, absent = _pad_rows(R, name)
+        mask = absent
+    else:
+        arr = _as_array(R, name)
+
+    if isinstance(arr, np.ma.MaskedArray):
+        m = np.ma.getmaskarray(arr)
+        arr = np.asarray(arr.data)
+        mask = m if mask is None else (m | _as_mask(mask, arr.shape))
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+        if mask is not None:
+            mask = np.asarray(mask).reshape(1, -1)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D (questions x trials), got {arr.ndim} dimensions")
+    M, N = arr.shape
+    if M == 0:
+        raise ValueError(f"{name} must contain at least one question (M >= 1), got shape {arr.shape}")
+    if N == 0:
+        raise ValueError(f"{name} must contain at least one trial (N >= 1), got shape {arr.shape}")
+
+    missing_mask = None if mask is None else _as_mask(mask, arr.shape).copy()
+    kind = arr.dtype.kind
+    if kind == "f":
+        nan = np.isnan(arr)
+        if nan.any():
+            if _is_nan_marker(missing) or (missing_mask is not None and not (nan & ~missing_mask).any()):
+                missing_mask = nan if missing_mask is None else (missing_mask | nan)
+            else:
+                where = np.argwhere(nan if missing_mask is None else nan & ~missing_mask)
+                raise ValueError(
+                    f"{name} contains NaN at {_where(name, where)}; if NaN marks a missing trial, "
+                    "pass missing=np.nan (or a mask) to bayeseval.to_counts"
+                )
+        inf = np.isinf(arr)
+        if inf.any():
+            raise ValueError(f"{name} must be finite; infinite value at {_where(name, np.argwhere(inf))}")
+    if missing is not None and not _is_nan_marker(missing):
+        if isinstance(missing, bool) or not isinstance(missing, numbers.Real):
+            raise V.InputTypeError(f"missing must be a number or np.nan, got {V.describe(missing)}")
+        hit = arr == missing
+        missing_mask = hit if missing_mask is None else (missing_mask | hit)
+
+    if missing_mask is None and kind in "biu":
+        table = _count_integer_fast(arr, name, K_fixed)
+    else:
+        table = _count_general(arr, name, K_fixed, missing_mask)
+    return Counts(table, ids=ids, fixed_categories=K_fixed is not None)
+
+
+def _as_mask(mask: Any, shape: tuple) -> np.ndarray:
+    try:
+        m = np.asarray(mask)
+    except (TypeError, ValueError) as exc:
+        raise V.InputTypeError(f"mask must be a boolean array ({exc})") from None
+    if m.dtype != np.bool_:
+        raise V.InputTypeError(f"mask must be a boolean array (True = missing), got dtype {m.dtype}")
+    if m.shape != shape:
+        raise ValueError(f"mask must have the shape of R {shape}, got {m.shape}")
+    return m
+
+
+def _as_array(R: Any, name: str) -> np.ndarray:
+    if isinstance(R, (str, bytes)):
+        raise V.InputTypeError(f"{name} must be an array of outcomes, got {V.describe(R)}")
+    if isinstance(R, np.ma.MaskedArray):
+        return R
+    try:
+        arr = np.asarray(R)
+    except ValueError as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            raise ValueError(
+                f"{name} is a ragged nested list (rows of different lengths); pass ragged=True to "
+                "bayeseval.to_counts, or pad the rows with a missing marker (missing=np.nan or a mask)"
+            ) from None
+        raise V.InputTypeError(f"{name} must be an array of outcomes ({exc})") from None
+    except TypeError as exc:
+        raise V.InputTypeError(f"{name} must be an array of outcomes ({exc})") from None
+    if arr.dtype == object:
+        raise V.InputTypeError(
+            f"{name} must hold numbers or booleans, got Python objects (None, text or mixed rows?); "
+            "mark missing trials with np.nan and pass missing=np.nan"
+        )
+    if arr.dtype.kind in "USV":
+        raise V.InputTypeError(f"{name} must hold numbers or booleans, got text (dtype {arr.dtype})")
+    if arr.dtype.kind == "c":
+        raise V.InputTypeError(f"{name} must hold real numbers, got complex values")
+    if arr.dtype.kind not in "biuf":
+        raise V.InputTypeError(f"{name} must hold numbers or booleans, got dtype {arr.dtype}")
+    return arr
+
+
+def _pad_rows(rows: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A list of rows of different lengths -> padded float matrix and absent mask."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
+        raise V.InputTypeError(f"{name} with ragged=True must be a list of rows, got {V.describe(rows)}")
+    parsed = []
+    for i, row in enumerate(rows):
+        arr = _as_array(row, f"{name}[{i}]")
+        if arr.ndim != 1:
+            raise ValueError(f"{name}[{i}] must be a 1-D row of outcomes, got shape {arr.shape}")
+        parsed.append(arr)
+    if not parsed:
+        raise ValueError(f"{name} must contain at least one question (M >= 1)")
+    lengths = np.array([a.size for a in parsed])
+    width = int(lengths.max())
+    if width == 0:
+        raise ValueError(f"{name} must contain at least one trial (N >= 1)")
+    kinds = {a.dtype.kind for a in parsed}
+    out = np.zeros((len(parsed), width), dtype=np.float64 if "f" in kinds else np.int64)
+    absent = np.arange(width)[None, :] >= lengths[:, None]
+    for i, a in enumerate(parsed):
+        out[i, : a.size] = a
+    return out, absent
+
+
+def _bad_category(name: str, arr: np.ndarray, bad: np.ndarray, K_fixed: int | None) -> ValueError:
+    where = np.argwhere(bad)
+    first = arr[tuple(where[0])]
+    if K_fixed is not None:
+        return ValueError(
+            f"{name} entries must be categories 0..{K_fixed - 1} (w has {K_fixed} entries, one per category; "
+            f"w is never padded): {_where(name, where)} = {first!r}"
+        )
+    return ValueError(f"{name} entries must be non-negative integers (0/1 or categories 0..C): "
+                      f"{_where(name, where)} = {first!r}")
+
+
+def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.ndarray:
+    """Bool / integer matrix without missing trials: binary needs one max and one sum."""
+    M, N = arr.shape
+    if arr.dtype.kind == "b":
+        top = 1
+    else:
+        # a signed view as unsigned maps negatives to huge values: one pass checks both ends
+        unsigned = arr.view(np.dtype(f"u{arr.dtype.itemsize}")) if arr.dtype.kind == "i" else arr
+        top = int(unsigned.max())
+    if top <= 1 and (K_fixed is None or K_fixed >= 2):
+        s = arr.sum(axis=1, dtype=np.int64)
+        table = np.zeros((M, K_fixed or 2), dtype=np.int64)
+        table[:, 0] = N - s
+        table[:, 1] = s
+        return table
+    if arr.dtype.kind == "i" and (arr < 0).any():
+        raise _bad_category(name, arr, arr < 0, None)
+    return _count_general(arr, name, K_fixed, None)
+
+
+def _count_general(arr: np.ndarray, name: str, K_fixed: int | None, missing_mask) -> np.ndarray:
+    M, N = arr.shape
+    observed = None if missing_mask is None else ~missing_mask
+    if arr.dtype.kind == "f":
+        bad = (arr != np.floor(arr)) | (arr < 0)
+        if observed is not None:
+            bad &= observed
+        if bad.any():
+            raise _bad_category(name, arr, bad, None)
+    elif arr.dtype.kind == "i":
+        bad = arr < 0 if observed is None else (arr < 0) & observed
+        if bad.any():
+            raise _bad_category(name, arr, bad, None)
+    vals = arr if observed is None else np.where(observed, arr, 0)
+    top = int(vals.max()) if vals.size else 0
+    K = K_fixed if K_fixed is not None else max(2, top + 1)
+    if top >= K:
+        bad = vals >= K if observed is None else (vals >= K) & observed
+        raise _bad_category(name, arr, bad, K_fixed)
+    if top <= 1 and observed is None:
+        s = vals.sum(axis=1).astype(np.int64)
+        table = np.zeros((M, K), dtype=np.int64)
+        table[:, 0] = N - s
+        table[:, 1] = s
+        return table
+    rows = np.broadcast_to(np.arange(M, dtype=np.int64)[:, None] * K, (M, N))
+    flat = (rows + vals.astype(np.int64))
+    if observed is not None:
+        flat = flat[observed]
+    return np.bincount(flat.ravel(), minlength=M * K).reshape(M, K)
+

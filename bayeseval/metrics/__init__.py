@@ -1,0 +1,1 @@
+"""The metric layer: one Bernstein engine, the Dirichlet family, named metrics."""

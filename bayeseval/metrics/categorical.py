@@ -1,0 +1,165 @@
+r"""The Dirichlet family: Bayes@N, weighted avg@N and max@k on categorical outcomes.
+
+Outcomes are categories ``0..C`` with weights ``w = (w_0..w_C)``.  Question
+``i`` has category counts ``n_ij`` (and optional prior outcomes ``R0`` with
+counts ``n0_ij``); its posterior over category probabilities is
+``Dirichlet(nu_i)`` with ``nu_ij = n_ij + n0_ij + 1`` and ``T_i = sum_j nu_ij``
+(``T = 1 + C + D + N`` for a rectangular matrix).
+
+Bayes@N (Hariri et al., arXiv:2510.04265, Eqs. 8-10), per question:
+
+.. math::  E[\bar w_i] = \sum_j \nu_{ij} w_j / T_i, \qquad
+           \mathrm{Var}[\bar w_i] = \frac{\sum_j \nu_{ij} (w_j - E[\bar w_i])^2}{T_i (T_i + 1)}
+
+and the dataset score is the mean over questions, with variance
+``sum_i Var_i / M^2``.  avg@N reports the plain weighted average with the
+Bayesian sd rescaled by ``T_i / n_i`` (Eq. 20).
+
+max@k (Bagirov et al., arXiv:2510.23393): for reward levels
+``r_1 < ... < r_L`` and ``A_l`` the probability of a reward ``<= r_l``,
+``g = r_L - sum_{l<L} (r_{l+1} - r_l) A_l^k``.  The unbiased estimate replaces
+``A_l^k`` by ``C(N_{<=l}, k) / C(n, k)``; under the grouped Dirichlet
+posterior ``A_l ~ Beta(nu_{<=l}, nu_{>l})`` and, for ``l < m``,
+``E[A_l^k A_m^k] = E[A_m^{2k}] E[B^k]`` with ``B ~ Beta(nu_{<=l}, nu_{(l,m]})``
+independent of ``A_m`` (Dirichlet aggregation), so both moments are closed
+form.
+
+>>> import numpy as np
+>>> from bayeseval.counts import to_counts
+>>> R = to_counts(np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]]), w=[0, .5, 1])
+>>> mu, var = bayes_moments(R, [0, .5, 1])
+>>> round(mu, 6), round(var ** .5, 6)
+(0.5625, 0.091998)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import gammaln
+
+from .. import validate as V
+from ..counts import Counts, to_counts
+from .engine import log_factorial
+
+__all__ = ["prior_table", "bayes_rows", "bayes_moments", "avg_moments", "max_point", "max_moments"]
+
+
+def prior_table(R0: Any, counts: Counts, K: int) -> np.ndarray:
+    """Category counts of the prior outcomes ``R0`` (one row per question)."""
+    if R0 is None:
+        return np.zeros((counts.M, K), dtype=np.int64)
+    if isinstance(R0, Counts):
+        pc = R0
+    else:
+        if isinstance(R0, (str, bytes)):
+            raise V.InputTypeError(f"R0 must be an (M, D) array of prior outcomes, got {V.describe(R0)}")
+        try:
+            shape = np.shape(R0)
+        except ValueError:
+            shape = None
+        if shape is not None and len(shape) == 2 and shape[1] == 0:
+            if shape[0] != counts.M:
+                raise ValueError(f"R0 must have one row per question: R has {counts.M} rows, R0 has {shape[0]}")
+            return np.zeros((counts.M, K), dtype=np.int64)
+        if shape is not None and len(shape) == 1 and counts.M != 1:
+            raise ValueError(
+                f"R0 must be 2-D with one row per question (M={counts.M}), got a 1-D array of {shape[0]} entries"
+            )
+        pc = to_counts(R0, categories=K, name="R0")
+    if pc.M != counts.M:
+        raise ValueError(f"R0 must have one row per question: R has {counts.M} rows, R0 has {pc.M}")
+    if pc.K > K:
+        used = int(np.flatnonzero(pc.table.any(axis=0)).max())
+        if used >= K:
+            raise ValueError(f"R0 entries must be categories 0..{K - 1}, found {used}")
+        return pc.table[:, :K]
+    return np.pad(pc.table, ((0, 0), (0, K - pc.K)))
+
+
+def bayes_rows(counts: Counts, w: Any, R0: Any = None):
+    """Per-question Dirichlet posterior mean and variance of the weighted score."""
+    table, w = counts.table_for(w)
+    nu = table + prior_table(R0, counts, w.size) + 1.0
+    T = nu.sum(axis=1)
+    mean = nu @ w / T
+    centred = w[None, :] - mean[:, None]
+    var = (nu * centred * centred).sum(axis=1) / (T * (T + 1.0))
+    return mean, var, T, w
+
+
+def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]:
+    """Bayes@N: posterior mean and variance of the dataset score."""
+    mean, var, _, _ = bayes_rows(counts, w, R0)
+    M = counts.M
+    return float(mean.mean()), float(var.sum() / (M * M))
+
+
+def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
+    """avg@N (macro average over questions) and its Bayesian variance rescaled by ``(T/n)^2``."""
+    table, w_arr = counts.table_for(w)
+    n = counts.n.astype(np.float64)
+    a = float(np.mean(table @ w_arr / n))
+    _, var, T, _ = bayes_rows(counts, w_arr)
+    M = counts.M
+    return a, float(((T / n) ** 2 * var).sum() / (M * M))
+
+
+def _levels(table: np.ndarray, w: np.ndarray):
+    """Group categories with equal weight: sorted levels and counts per level."""
+    levels, inverse = np.unique(w, return_inverse=True)
+    grouped = np.zeros((table.shape[0], levels.size), dtype=table.dtype)
+    np.add.at(grouped.T, inverse, table.T)  # loops over categories, not questions
+    return levels, grouped
+
+
+def max_point(counts: Counts, w: Any, k: int) -> float:
+    """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
+    table, w = counts.table_for(w)
+    counts.require_k_le_n(k, "max@k")
+    levels, grouped = _levels(table, w)
+    if levels.size == 1:
+        return float(levels[0])
+    n = counts.n
+    cum = np.cumsum(grouped, axis=1)[:, :-1]  # trials with reward <= r_l, l < L
+    G = log_factorial(int(n.max()))
+    ok = cum >= k
+    cum_k = np.maximum(cum - k, 0)
+    log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
+    p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
+    per_q = levels[-1] - p_le @ np.diff(levels)
+    return float(per_q.mean())
+
+
+def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, float]:
+    """Posterior mean and variance of dataset max@k under the grouped Dirichlet posterior."""
+    table, w = counts.table_for(w)
+    nu = table + prior_table(R0, counts, w.size) + 1.0
+    levels, grouped = _levels(nu, w)
+    if levels.size == 1:
+        return float(levels[0]), 0.0
+    delta = np.diff(levels)
+    cum = np.cumsum(grouped, axis=1)
+    total = cum[:, -1:]
+    lower = cum[:, :-1]  # nu_{<=l}, l < L
+    lg_low, lg_tot = gammaln(lower), gammaln(total)
+    log_m1 = gammaln(lower + k) - lg_low - gammaln(total + k) + lg_tot  # log E[A_l^k]
+    log_m2 = gammaln(lower + 2 * k) - lg_low - gammaln(total + 2 * k) + lg_tot  # log E[A_l^{2k}]
+    mean_q = levels[-1] - np.exp(log_m1) @ delta
+    # log E[A_l^k A_m^k] for l <= m: log E[A_m^{2k}] + log E[B^k], B ~ Beta(nu_<=l, nu_(l,m])
+    ll = lower[:, :, None]
+    mm = lower[:, None, :]
+    log_b = gammaln(ll + k) - gammaln(ll) - gammaln(mm + k) + gammaln(mm)
+    upper = np.triu(np.ones((lower.shape[1],) * 2, dtype=bool))
+    log_joint = np.where(upper, log_m2[:, None, :] + log_b, 0.0)
+    log_joint = np.where(upper, log_joint, np.swapaxes(log_joint, 1, 2))
+    log_ind = log_m1[:, :, None] + log_m1[:, None, :]
+    # exp(log_joint) - exp(log_ind), factored around the larger term (no overflow, no cancellation)
+    hi = np.maximum(log_joint, log_ind)
+    lo = np.minimum(log_joint, log_ind)
+    cov = np.where(log_joint >= log_ind, 1.0, -1.0) * np.exp(hi) * -np.expm1(lo - hi)
+    var_q = np.einsum("l,qlm,m->q", delta, cov, delta)
+    np.maximum(var_q, 0.0, out=var_q)
+    M = counts.M
+    return float(mean_q.mean()), float(var_q.sum() / (M * M))

@@ -1,0 +1,161 @@
+"""Every scalar and vector input check, and its message.
+
+Each check names the argument it inspects and says what was expected, so a
+user sees ``k must be an integer >= 1, got 2.5 (float)`` instead of a
+traceback from inside numpy.  Wrong *types* raise :class:`InputTypeError`,
+which is both a :class:`TypeError` and a :class:`ValueError`: code written
+for scorio (which raises ``ValueError`` everywhere) keeps working, and code
+that distinguishes the two gets the honest answer.
+
+Matrix inputs (outcome matrices, prior outcomes, count tables) are checked in
+:mod:`bayeseval.counts`, which reuses the helpers here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "InputTypeError",
+    "integer",
+    "real",
+    "confidence",
+    "tau",
+    "beta_prior",
+    "bounds",
+    "vector",
+    "weights",
+    "describe",
+]
+
+
+class InputTypeError(TypeError, ValueError):
+    """An argument has the wrong type (also a ``ValueError`` for scorio compatibility)."""
+
+
+def describe(value: Any) -> str:
+    """Short ``repr`` of a user value with its type, for error messages."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def integer(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """Return ``value`` as a Python int; bools, floats and strings are refused.
+
+    >>> integer(3, "k")
+    3
+    """
+    if _is_bool(value) or not isinstance(value, numbers.Integral):
+        what = "an integer" if minimum is None else f"an integer >= {minimum}"
+        raise InputTypeError(f"{name} must be {what}, got {describe(value)}")
+    result = int(value)
+    if minimum is not None and result < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {result}")
+    return result
+
+
+def real(
+    value: Any,
+    name: str,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_infinite: bool = False,
+) -> float:
+    """Return ``value`` as a finite float inside the given range."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise InputTypeError(f"{name} must be a real number, got {describe(value)}")
+    result = float(value)
+    if math.isnan(result) or (not allow_infinite and math.isinf(result)):
+        raise ValueError(f"{name} must be a finite number, got {result!r}")
+    if lo is not None or hi is not None:
+        left = "(" if lo_open else "["
+        right = ")" if hi_open else "]"
+        lo_txt = "-inf" if lo is None else f"{lo:g}"
+        hi_txt = "inf" if hi is None else f"{hi:g}"
+        span = f"{left}{lo_txt}, {hi_txt}{right}"
+        if lo is not None and (result < lo or (lo_open and result == lo)):
+            raise ValueError(f"{name} must lie in {span}, got {result!r}")
+        if hi is not None and (result > hi or (hi_open and result == hi)):
+            raise ValueError(f"{name} must lie in {span}, got {result!r}")
+    return result
+
+
+def confidence(value: Any, name: str = "confidence") -> float:
+    """A credibility level strictly between 0 and 1."""
+    return real(value, name, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+
+
+def tau(value: Any, name: str = "tau") -> float:
+    """A G-Pass threshold in [0, 1]."""
+    return real(value, name, lo=0.0, hi=1.0)
+
+
+def beta_prior(alpha0: Any, beta0: Any) -> tuple[float, float]:
+    """Beta prior parameters: finite and strictly positive."""
+    return (
+        real(alpha0, "alpha0", lo=0.0, lo_open=True),
+        real(beta0, "beta0", lo=0.0, lo_open=True),
+    )
+
+
+def bounds(value: Any, default: tuple[float, float] | None, name: str = "bounds"):
+    """Clipping bounds ``(lo, hi)`` with ``lo < hi``; ``None`` selects ``default``.
+
+    Infinite ends are allowed (``(-inf, inf)`` switches clipping off); NaN and
+    reversed bounds are refused.
+    """
+    if value is None:
+        return default
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise InputTypeError(f"{name} must be a pair (lo, hi) or None, got {describe(value)}")
+    lo = real(value[0], f"{name}[0]", allow_infinite=True)
+    hi = real(value[1], f"{name}[1]", allow_infinite=True)
+    if not lo < hi:
+        raise ValueError(f"{name} must satisfy lo < hi, got ({lo!r}, {hi!r})")
+    return (lo, hi)
+
+
+def vector(value: Any, name: str, *, min_length: int = 1) -> np.ndarray:
+    """A finite, real, one-dimensional array; always a fresh read-only float64 copy."""
+    if isinstance(value, (str, bytes)):
+        raise InputTypeError(f"{name} must be a 1-D array of numbers, got {describe(value)}")
+    try:
+        array = np.array(value, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise InputTypeError(f"{name} must be a 1-D array of numbers ({exc})") from None
+    if array.dtype == object or not (
+        np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_
+    ) or np.issubdtype(array.dtype, np.complexfloating):
+        raise InputTypeError(
+            f"{name} must be a 1-D array of real numbers, got dtype {array.dtype}"
+        )
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if array.size < min_length:
+        raise ValueError(f"{name} must have at least {min_length} entries, got {array.size}")
+    array = array.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        raise ValueError(
+            f"{name} must be finite; entry {int(bad[0])} is {array[bad[0]]!r}"
+        )
+    array.setflags(write=False)
+    return array
+
+
+def weights(w: Any, name: str = "w") -> np.ndarray:
+    """A category weight vector ``(w_0, ..., w_C)``: finite, length >= 2."""
+    return vector(w, name, min_length=2)
