@@ -281,6 +281,21 @@ class Counts:
         n_u, s_u, freq, inverse_fn = self._cache["states"]
         return n_u, s_u, freq, inverse_fn
 
+    def distinct_rows(self):
+        """Distinct rows of the count table: ``(rows (U, K), freq (U,))``.
+
+        Categorical metrics depend on a question only through its row of
+        counts, so they are evaluated once per distinct row.
+        """
+        if "rows" not in self._cache:
+            if self.K == 2:
+                n_u, s_u, freq, _ = self.binary_states()
+                rows = np.column_stack([n_u - s_u, s_u])
+            else:
+                rows, freq = distinct_rows(self.table)
+            self._cache["rows"] = (_readonly(rows), _readonly(np.asarray(freq, dtype=np.float64)))
+        return self._cache["rows"]
+
     def per_question(self, state_values: np.ndarray) -> np.ndarray:
         """Gather per-state values back to one value per question."""
         inverse = self.binary_states()[3]()
@@ -305,6 +320,27 @@ class Counts:
     def cache(self) -> dict:
         """Per-object cache shared by the metrics (weights, log-gamma tables)."""
         return self._cache
+
+
+def distinct_rows(table: np.ndarray):
+    """Distinct rows of an integer table and their frequencies (mixed-radix keys, no row sort)."""
+    table = np.asarray(table)
+    M, K = table.shape
+    top = int(table.max()) + 1 if table.size else 1
+    if K * np.log2(max(top, 2)) < 62:
+        radix = top ** np.arange(K, dtype=np.int64)
+        key = table.astype(np.int64) @ radix
+        space = int(top) ** K
+        if space <= max(4 * M, 1 << 20):
+            hist = np.bincount(key, minlength=space)
+            keys = np.flatnonzero(hist)
+            freq = hist[keys]
+        else:
+            keys, freq = np.unique(key, return_counts=True)
+        rows = (keys[:, None] // radix[None, :]) % top
+        return rows.astype(np.int64), freq
+    rows, freq = np.unique(table, axis=0, return_counts=True)
+    return rows.astype(np.int64), freq
 
 
 def _list(index: np.ndarray, ids: Any) -> str:
@@ -517,7 +553,7 @@ def _pad_rows(rows: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _bad_category(name: str, arr: np.ndarray, bad: np.ndarray, K_fixed: int | None) -> ValueError:
     where = np.argwhere(bad)
-    first = arr[tuple(where[0])]
+    first = arr[tuple(where[0])].item()
     if K_fixed is not None:
         return ValueError(
             f"{name} entries must be categories 0..{K_fixed - 1} (w has {K_fixed} entries, one per category; "
@@ -527,24 +563,48 @@ def _bad_category(name: str, arr: np.ndarray, bad: np.ndarray, K_fixed: int | No
                       f"{_where(name, where)} = {first!r}")
 
 
+def _row_sums(arr: np.ndarray, top: int) -> np.ndarray:
+    """Row sums of a small-valued integer matrix, accumulated in the narrowest safe type."""
+    bound = arr.shape[1] * max(top, 1)
+    if arr.dtype == np.bool_:
+        arr = arr.view(np.uint8)
+    if arr.dtype.itemsize <= 2 and bound < 2**15:
+        acc = np.int16  # about twice as fast as int64 accumulation for int8 input
+    elif arr.dtype.itemsize <= 4 and bound < 2**31:
+        acc = np.int32
+    else:
+        acc = np.int64
+    return arr.sum(axis=1, dtype=acc).astype(np.int64)
+
+
 def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.ndarray:
-    """Bool / integer matrix without missing trials: binary needs one max and one sum."""
+    """Bool / integer matrix without missing trials, counted in a few vectorised passes.
+
+    One ``max`` checks the range (a signed view as unsigned maps negatives to
+    huge values); binary input then needs one row sum; ``C`` categories need
+    the row sum plus one ``R == c`` count for each ``c >= 2``.
+    """
     M, N = arr.shape
     if arr.dtype.kind == "b":
         top = 1
     else:
-        # a signed view as unsigned maps negatives to huge values: one pass checks both ends
         unsigned = arr.view(np.dtype(f"u{arr.dtype.itemsize}")) if arr.dtype.kind == "i" else arr
         top = int(unsigned.max())
-    if top <= 1 and (K_fixed is None or K_fixed >= 2):
-        s = arr.sum(axis=1, dtype=np.int64)
-        table = np.zeros((M, K_fixed or 2), dtype=np.int64)
-        table[:, 0] = N - s
-        table[:, 1] = s
-        return table
-    if arr.dtype.kind == "i" and (arr < 0).any():
+    if arr.dtype.kind == "i" and top > np.iinfo(arr.dtype).max:
         raise _bad_category(name, arr, arr < 0, None)
-    return _count_general(arr, name, K_fixed, None)
+    K = K_fixed if K_fixed is not None else max(2, top + 1)
+    if top >= K:
+        raise _bad_category(name, arr, arr >= K, K_fixed)
+    if K > 12:
+        return _count_general(arr, name, K_fixed, None)
+    table = np.zeros((M, K), dtype=np.int64)
+    rest = _row_sums(arr, top)  # sum_c c * n_c
+    for c in range(2, top + 1):
+        table[:, c] = _row_sums(arr == c, 1)
+        rest -= c * table[:, c]
+    table[:, 1] = rest
+    table[:, 0] = N - table[:, 1:].sum(axis=1)
+    return table
 
 
 def _count_general(arr: np.ndarray, name: str, K_fixed: int | None, missing_mask) -> np.ndarray:

@@ -82,7 +82,7 @@ def real(
         raise ValueError(f"{name} must be a finite number, got {result!r}")
     if lo is not None or hi is not None:
         left = "(" if lo_open else "["
-        right = ")" if hi_open else "]"
+        right = ")" if hi_open or hi is None else "]"
         lo_txt = "-inf" if lo is None else f"{lo:g}"
         hi_txt = "inf" if hi is None else f"{hi:g}"
         span = f"{left}{lo_txt}, {hi_txt}{right}"
@@ -149,9 +149,7 @@ def vector(value: Any, name: str, *, min_length: int = 1) -> np.ndarray:
     array = array.astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(array))
     if bad.size:
-        raise ValueError(
-            f"{name} must be finite; entry {int(bad[0])} is {array[bad[0]]!r}"
-        )
+        raise ValueError(f"{name} must be finite; entry {int(bad[0])} is {float(array[bad[0]])!r}")
     array.setflags(write=False)
     return array
 

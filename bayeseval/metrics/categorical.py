@@ -40,7 +40,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .. import validate as V
-from ..counts import Counts, to_counts
+from ..counts import Counts, distinct_rows, to_counts
 from .engine import log_factorial
 
 __all__ = ["prior_table", "bayes_rows", "bayes_moments", "avg_moments", "max_point", "max_moments"]
@@ -78,32 +78,43 @@ def prior_table(R0: Any, counts: Counts, K: int) -> np.ndarray:
     return np.pad(pc.table, ((0, 0), (0, K - pc.K)))
 
 
-def bayes_rows(counts: Counts, w: Any, R0: Any = None):
-    """Per-question Dirichlet posterior mean and variance of the weighted score."""
+def _posterior_rows(counts: Counts, w: Any, R0: Any):
+    """Distinct rows of Dirichlet parameters ``nu = n + n0 + 1``, their frequencies, and ``w``."""
     table, w = counts.table_for(w)
-    nu = table + prior_table(R0, counts, w.size) + 1.0
+    if R0 is None:
+        rows, freq = counts.distinct_rows()
+        rows = rows[:, : w.size] if rows.shape[1] > w.size else np.pad(rows, ((0, 0), (0, w.size - rows.shape[1])))
+    else:
+        rows, freq = distinct_rows(table + prior_table(R0, counts, w.size))
+        freq = freq.astype(np.float64)
+    return rows + 1.0, freq, w
+
+
+def bayes_rows(nu: np.ndarray, w: np.ndarray):
+    """Dirichlet(nu) posterior mean and variance of the weighted score, per row."""
     T = nu.sum(axis=1)
     mean = nu @ w / T
     centred = w[None, :] - mean[:, None]
     var = (nu * centred * centred).sum(axis=1) / (T * (T + 1.0))
-    return mean, var, T, w
+    return mean, var, T
 
 
 def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]:
     """Bayes@N: posterior mean and variance of the dataset score."""
-    mean, var, _, _ = bayes_rows(counts, w, R0)
+    nu, freq, w = _posterior_rows(counts, w, R0)
+    mean, var, _ = bayes_rows(nu, w)
     M = counts.M
-    return float(mean.mean()), float(var.sum() / (M * M))
+    return float(freq @ mean / M), float(freq @ var / (M * M))
 
 
 def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
     """avg@N (macro average over questions) and its Bayesian variance rescaled by ``(T/n)^2``."""
-    table, w_arr = counts.table_for(w)
-    n = counts.n.astype(np.float64)
-    a = float(np.mean(table @ w_arr / n))
-    _, var, T, _ = bayes_rows(counts, w_arr)
+    nu, freq, w = _posterior_rows(counts, w, None)
+    rows = nu - 1.0
+    n = rows.sum(axis=1)
+    _, var, T = bayes_rows(nu, w)
     M = counts.M
-    return a, float(((T / n) ** 2 * var).sum() / (M * M))
+    return float(freq @ (rows @ w / n) / M), float(freq @ ((T / n) ** 2 * var) / (M * M))
 
 
 def _levels(table: np.ndarray, w: np.ndarray):
@@ -116,26 +127,25 @@ def _levels(table: np.ndarray, w: np.ndarray):
 
 def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
-    table, w = counts.table_for(w)
     counts.require_k_le_n(k, "max@k")
-    levels, grouped = _levels(table, w)
+    nu, freq, w = _posterior_rows(counts, w, None)
+    levels, grouped = _levels((nu - 1.0).astype(np.int64), w)
     if levels.size == 1:
         return float(levels[0])
-    n = counts.n
+    n = grouped.sum(axis=1)
     cum = np.cumsum(grouped, axis=1)[:, :-1]  # trials with reward <= r_l, l < L
     G = log_factorial(int(n.max()))
     ok = cum >= k
     cum_k = np.maximum(cum - k, 0)
     log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
     p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
-    per_q = levels[-1] - p_le @ np.diff(levels)
-    return float(per_q.mean())
+    per_row = levels[-1] - p_le @ np.diff(levels)
+    return float(freq @ per_row / counts.M)
 
 
 def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, float]:
     """Posterior mean and variance of dataset max@k under the grouped Dirichlet posterior."""
-    table, w = counts.table_for(w)
-    nu = table + prior_table(R0, counts, w.size) + 1.0
+    nu, freq, w = _posterior_rows(counts, w, R0)
     levels, grouped = _levels(nu, w)
     if levels.size == 1:
         return float(levels[0]), 0.0
@@ -162,4 +172,4 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
     var_q = np.einsum("l,qlm,m->q", delta, cov, delta)
     np.maximum(var_q, 0.0, out=var_q)
     M = counts.M
-    return float(mean_q.mean()), float(var_q.sum() / (M * M))
+    return float(freq @ mean_q / M), float(freq @ var_q / (M * M))
