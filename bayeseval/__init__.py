@@ -7,6 +7,7 @@ scorio-compatible metric functions (``pass_at_k``, ``pass_at_k_ci``, ``bayes``,
 """
 
 from .counts import Counts, to_counts
+from .metrics.bulk import all_metrics
 from .metrics.engine import Bernstein
 from .metrics.reference import *  # noqa: F401,F403 - the scorio.eval surface
 from .metrics.reference import __all__ as _reference_all
@@ -14,4 +15,4 @@ from .validate import InputTypeError
 
 __version__ = "0.1.0"
 
-__all__ = ["Counts", "to_counts", "Bernstein", "InputTypeError", "__version__", *_reference_all]
+__all__ = ["Counts", "to_counts", "Bernstein", "all_metrics", "InputTypeError", "__version__", *_reference_all]

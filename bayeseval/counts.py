@@ -43,6 +43,7 @@ from . import validate as V
 __all__ = ["Counts", "to_counts"]
 
 _LOC_LIMIT = 5
+MAX_CATEGORIES = 1001  # categories 0..1000: rubric grades, partial-credit levels; larger values are not categories
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -80,15 +81,19 @@ class Counts:
 
     __slots__ = ("table", "ids", "fixed_categories", "_n", "_cache")
 
-    def __init__(self, table: np.ndarray, ids: Any = None, fixed_categories: bool = False):
-        table = np.array(table, dtype=np.int64, copy=True)
-        if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
-            raise ValueError(f"a count table must have shape (M >= 1, C+1 >= 2), got {table.shape}")
-        if (table < 0).any():
-            raise ValueError("a count table must be non-negative")
-        n = table.sum(axis=1)
-        empty = np.flatnonzero(n == 0)
-        if empty.size:
+    def __init__(self, table: np.ndarray, ids: Any = None, fixed_categories: bool = False,
+                 *, _trusted_n: np.ndarray | None = None):
+        if _trusted_n is None:
+            table = np.array(table, dtype=np.int64, copy=True)
+            if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
+                raise ValueError(f"a count table must have shape (M >= 1, C+1 >= 2), got {table.shape}")
+            if (table < 0).any():
+                raise ValueError("a count table must be non-negative")
+            n = table.sum(axis=1)
+        else:  # built by to_counts: a fresh non-negative int64 table and its row sums
+            n = _trusted_n
+        if not n.all():
+            empty = np.flatnonzero(n == 0)
             raise ValueError(
                 f"every question needs at least one observed trial; "
                 f"question(s) {_list(empty, ids)} have none (drop them first)"
@@ -323,14 +328,23 @@ class Counts:
 
 
 def distinct_rows(table: np.ndarray):
-    """Distinct rows of an integer table and their frequencies (mixed-radix keys, no row sort)."""
+    """Distinct rows of an integer table and their frequencies (mixed-radix keys, no row sort).
+
+    When every row has the same total, the first column is implied by the
+    others and is left out of the key, which keeps the key space small enough
+    for a histogram.
+    """
     table = np.asarray(table)
     M, K = table.shape
-    top = int(table.max()) + 1 if table.size else 1
-    if K * np.log2(max(top, 2)) < 62:
-        radix = top ** np.arange(K, dtype=np.int64)
-        key = table.astype(np.int64) @ radix
-        space = int(top) ** K
+    totals = table.sum(axis=1)
+    same_total = bool(totals.min() == totals.max())
+    cols = table[:, 1:] if same_total else table
+    top = int(cols.max()) + 1 if cols.size else 1
+    width = cols.shape[1]
+    if width * np.log2(max(top, 2)) < 62:
+        radix = top ** np.arange(width, dtype=np.int64)
+        key = cols.astype(np.int64) @ radix
+        space = int(top) ** width
         if space <= max(4 * M, 1 << 20):
             hist = np.bincount(key, minlength=space)
             keys = np.flatnonzero(hist)
@@ -338,9 +352,12 @@ def distinct_rows(table: np.ndarray):
         else:
             keys, freq = np.unique(key, return_counts=True)
         rows = (keys[:, None] // radix[None, :]) % top
-        return rows.astype(np.int64), freq
-    rows, freq = np.unique(table, axis=0, return_counts=True)
-    return rows.astype(np.int64), freq
+    else:
+        rows, freq = np.unique(cols, axis=0, return_counts=True)
+    rows = rows.astype(np.int64)
+    if same_total:
+        rows = np.column_stack([int(totals[0]) - rows.sum(axis=1), rows])
+    return rows, freq
 
 
 def _list(index: np.ndarray, ids: Any) -> str:
@@ -478,11 +495,16 @@ def to_counts(
         hit = arr == missing
         missing_mask = hit if missing_mask is None else (missing_mask | hit)
 
+    fixed = K_fixed is not None and K_fixed >= 2
+    if K_fixed == 1:  # a single category (w of length 1): keep the table two columns wide
+        K_fixed = 2
     if missing_mask is None and kind in "biu":
         table = _count_integer_fast(arr, name, K_fixed)
+        n = np.full(M, N, dtype=np.int64)
     else:
         table = _count_general(arr, name, K_fixed, missing_mask)
-    return Counts(table, ids=ids, fixed_categories=K_fixed is not None)
+        n = table.sum(axis=1)
+    return Counts(table, ids=ids, fixed_categories=fixed, _trusted_n=n)
 
 
 def _as_mask(mask: Any, shape: tuple) -> np.ndarray:
@@ -563,6 +585,16 @@ def _bad_category(name: str, arr: np.ndarray, bad: np.ndarray, K_fixed: int | No
                       f"{_where(name, where)} = {first!r}")
 
 
+def _check_category_cap(name: str, arr: np.ndarray, top: int, K_fixed: int | None) -> None:
+    """Refuse values that cannot be categories before anything is allocated for them."""
+    limit = K_fixed if K_fixed is not None else MAX_CATEGORIES
+    if top >= limit:
+        raise _bad_category(name, arr, arr >= limit, K_fixed) if K_fixed is not None else ValueError(
+            f"{name} entries must be 0/1 outcomes or categories 0..C with C < {MAX_CATEGORIES}; "
+            f"found the value {top!r} (scores or ids, not categories?)"
+        )
+
+
 def _row_sums(arr: np.ndarray, top: int) -> np.ndarray:
     """Row sums of a small-valued integer matrix, accumulated in the narrowest safe type."""
     bound = arr.shape[1] * max(top, 1)
@@ -592,6 +624,7 @@ def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.n
         top = int(unsigned.max())
     if arr.dtype.kind == "i" and top > np.iinfo(arr.dtype).max:
         raise _bad_category(name, arr, arr < 0, None)
+    _check_category_cap(name, arr, top, K_fixed)
     K = K_fixed if K_fixed is not None else max(2, top + 1)
     if top >= K:
         raise _bad_category(name, arr, arr >= K, K_fixed)
@@ -622,6 +655,7 @@ def _count_general(arr: np.ndarray, name: str, K_fixed: int | None, missing_mask
             raise _bad_category(name, arr, bad, None)
     vals = arr if observed is None else np.where(observed, arr, 0)
     top = int(vals.max()) if vals.size else 0
+    _check_category_cap(name, arr, top, K_fixed)
     K = K_fixed if K_fixed is not None else max(2, top + 1)
     if top >= K:
         bad = vals >= K if observed is None else (vals >= K) & observed

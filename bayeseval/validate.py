@@ -112,10 +112,10 @@ def beta_prior(alpha0: Any, beta0: Any) -> tuple[float, float]:
 
 
 def bounds(value: Any, default: tuple[float, float] | None, name: str = "bounds"):
-    """Clipping bounds ``(lo, hi)`` with ``lo < hi``; ``None`` selects ``default``.
+    """Clipping bounds ``(lo, hi)`` with ``lo <= hi``; ``None`` selects ``default``.
 
     Infinite ends are allowed (``(-inf, inf)`` switches clipping off); NaN and
-    reversed bounds are refused.
+    reversed bounds are refused (equal bounds are accepted, as in scorio).
     """
     if value is None:
         return default
@@ -123,8 +123,8 @@ def bounds(value: Any, default: tuple[float, float] | None, name: str = "bounds"
         raise InputTypeError(f"{name} must be a pair (lo, hi) or None, got {describe(value)}")
     lo = real(value[0], f"{name}[0]", allow_infinite=True)
     hi = real(value[1], f"{name}[1]", allow_infinite=True)
-    if not lo < hi:
-        raise ValueError(f"{name} must satisfy lo < hi, got ({lo!r}, {hi!r})")
+    if lo > hi:
+        raise ValueError(f"{name} must satisfy lo <= hi, got reversed bounds ({lo!r}, {hi!r})")
     return (lo, hi)
 
 
@@ -155,5 +155,8 @@ def vector(value: Any, name: str, *, min_length: int = 1) -> np.ndarray:
 
 
 def weights(w: Any, name: str = "w") -> np.ndarray:
-    """A category weight vector ``(w_0, ..., w_C)``: finite, length >= 2."""
-    return vector(w, name, min_length=2)
+    """A category weight vector ``(w_0, ..., w_C)``: finite, non-empty."""
+    if (isinstance(w, np.ndarray) and w.dtype == np.float64 and not w.flags.writeable
+            and w.ndim == 1 and w.size and np.isfinite(w).all()):
+        return w  # a read-only finite vector cannot change under us: no copy needed
+    return vector(w, name, min_length=1)

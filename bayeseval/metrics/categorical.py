@@ -27,8 +27,8 @@ form.
 >>> import numpy as np
 >>> from bayeseval.counts import to_counts
 >>> R = to_counts(np.array([[0, 1, 2, 2, 1], [1, 1, 0, 2, 2]]), w=[0, .5, 1])
->>> mu, var = bayes_moments(R, [0, .5, 1])
->>> round(mu, 6), round(var ** .5, 6)
+>>> mu, sd = bayes_moments(R, [0, .5, 1])
+>>> round(mu, 6), round(sd, 6)
 (0.5625, 0.091998)
 """
 
@@ -78,12 +78,29 @@ def prior_table(R0: Any, counts: Counts, K: int) -> np.ndarray:
     return np.pad(pc.table, ((0, 0), (0, K - pc.K)))
 
 
+def _affine(w: np.ndarray):
+    """``w = offset + scale * u`` with ``|u| <= 1``: moments are computed on ``u`` and mapped back,
+    so weights like 1e200 give finite answers."""
+    offset = float(w[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        centred = w - offset
+    if not np.isfinite(centred).all():
+        offset, centred = 0.0, w
+    scale = float(np.max(np.abs(centred)))
+    if scale == 0.0:
+        return offset, 0.0, np.zeros_like(w)
+    return offset, scale, centred / scale
+
+
 def _posterior_rows(counts: Counts, w: Any, R0: Any):
     """Distinct rows of Dirichlet parameters ``nu = n + n0 + 1``, their frequencies, and ``w``."""
     table, w = counts.table_for(w)
     if R0 is None:
         rows, freq = counts.distinct_rows()
-        rows = rows[:, : w.size] if rows.shape[1] > w.size else np.pad(rows, ((0, 0), (0, w.size - rows.shape[1])))
+        if rows.shape[1] > w.size:
+            rows = rows[:, : w.size]
+        elif rows.shape[1] < w.size:
+            rows = np.pad(rows, ((0, 0), (0, w.size - rows.shape[1])))
     else:
         rows, freq = distinct_rows(table + prior_table(R0, counts, w.size))
         freq = freq.astype(np.float64)
@@ -100,21 +117,24 @@ def bayes_rows(nu: np.ndarray, w: np.ndarray):
 
 
 def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]:
-    """Bayes@N: posterior mean and variance of the dataset score."""
+    """Bayes@N: posterior mean and sd of the dataset score."""
     nu, freq, w = _posterior_rows(counts, w, R0)
-    mean, var, _ = bayes_rows(nu, w)
+    offset, scale, u = _affine(w)
+    mean, var, _ = bayes_rows(nu, u)
     M = counts.M
-    return float(freq @ mean / M), float(freq @ var / (M * M))
+    return offset + scale * float(freq @ mean / M), scale * float(np.sqrt(freq @ var) / M)
 
 
 def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
-    """avg@N (macro average over questions) and its Bayesian variance rescaled by ``(T/n)^2``."""
+    """avg@N (macro average over questions) and its Bayesian sd rescaled by ``T/n``."""
     nu, freq, w = _posterior_rows(counts, w, None)
+    offset, scale, u = _affine(w)
     rows = nu - 1.0
     n = rows.sum(axis=1)
-    _, var, T = bayes_rows(nu, w)
+    _, var, T = bayes_rows(nu, u)
     M = counts.M
-    return float(freq @ (rows @ w / n) / M), float(freq @ ((T / n) ** 2 * var) / (M * M))
+    a = float(freq @ (rows @ u / n) / M)
+    return offset + scale * a, scale * float(np.sqrt(freq @ ((T / n) ** 2 * var)) / M)
 
 
 def _levels(table: np.ndarray, w: np.ndarray):
@@ -129,9 +149,10 @@ def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
     counts.require_k_le_n(k, "max@k")
     nu, freq, w = _posterior_rows(counts, w, None)
-    levels, grouped = _levels((nu - 1.0).astype(np.int64), w)
+    offset, scale, u = _affine(w)
+    levels, grouped = _levels((nu - 1.0).astype(np.int64), u)
     if levels.size == 1:
-        return float(levels[0])
+        return offset + scale * float(levels[0])
     n = grouped.sum(axis=1)
     cum = np.cumsum(grouped, axis=1)[:, :-1]  # trials with reward <= r_l, l < L
     G = log_factorial(int(n.max()))
@@ -140,27 +161,28 @@ def max_point(counts: Counts, w: Any, k: int) -> float:
     log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
     p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
     per_row = levels[-1] - p_le @ np.diff(levels)
-    return float(freq @ per_row / counts.M)
+    return offset + scale * float(freq @ per_row / counts.M)
 
 
 def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, float]:
-    """Posterior mean and variance of dataset max@k under the grouped Dirichlet posterior."""
+    """Posterior mean and sd of dataset max@k under the grouped Dirichlet posterior."""
     nu, freq, w = _posterior_rows(counts, w, R0)
-    levels, grouped = _levels(nu, w)
+    offset, scale, u = _affine(w)
+    levels, grouped = _levels(nu, u)
     if levels.size == 1:
-        return float(levels[0]), 0.0
+        return offset + scale * float(levels[0]), 0.0
     delta = np.diff(levels)
     cum = np.cumsum(grouped, axis=1)
     total = cum[:, -1:]
     lower = cum[:, :-1]  # nu_{<=l}, l < L
     lg_low, lg_tot = gammaln(lower), gammaln(total)
-    log_m1 = gammaln(lower + k) - lg_low - gammaln(total + k) + lg_tot  # log E[A_l^k]
+    rise1 = gammaln(lower + k) - lg_low  # log Gamma(x + k) / Gamma(x) at x = nu_{<=l}
+    log_m1 = rise1 - (gammaln(total + k) - lg_tot)  # log E[A_l^k]
     log_m2 = gammaln(lower + 2 * k) - lg_low - gammaln(total + 2 * k) + lg_tot  # log E[A_l^{2k}]
     mean_q = levels[-1] - np.exp(log_m1) @ delta
-    # log E[A_l^k A_m^k] for l <= m: log E[A_m^{2k}] + log E[B^k], B ~ Beta(nu_<=l, nu_(l,m])
-    ll = lower[:, :, None]
-    mm = lower[:, None, :]
-    log_b = gammaln(ll + k) - gammaln(ll) - gammaln(mm + k) + gammaln(mm)
+    # log E[A_l^k A_m^k] for l <= m: log E[A_m^{2k}] + log E[B^k], B ~ Beta(nu_<=l, nu_(l,m]),
+    # and log E[B^k] = rise1[l] - rise1[m]
+    log_b = rise1[:, :, None] - rise1[:, None, :]
     upper = np.triu(np.ones((lower.shape[1],) * 2, dtype=bool))
     log_joint = np.where(upper, log_m2[:, None, :] + log_b, 0.0)
     log_joint = np.where(upper, log_joint, np.swapaxes(log_joint, 1, 2))
@@ -172,4 +194,4 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
     var_q = np.einsum("l,qlm,m->q", delta, cov, delta)
     np.maximum(var_q, 0.0, out=var_q)
     M = counts.M
-    return float(freq @ mean_q / M), float(freq @ var_q / (M * M))
+    return offset + scale * float(freq @ mean_q / M), scale * float(np.sqrt(freq @ var_q) / M)

@@ -139,7 +139,8 @@ def _auc(k: int) -> np.ndarray:
         log_ratio = G[k - j][None, :] - G[kj] - G[k] + G[k - i]
         miss = np.where(ok, np.exp(np.where(ok, log_ratio, 0.0)), 0.0)
         c += trap[i[:, 0] - 1] @ (1.0 - miss)
-    return _ro(c)
+    c[0], c[k] = 0.0, 1.0  # exact: no success never passes, k successes always do
+    return _ro(np.clip(c, 0.0, 1.0))
 
 
 def auc_at_k(k: int) -> np.ndarray:

@@ -79,16 +79,6 @@ def log_factorial(n_max: int) -> np.ndarray:
     return _logfact
 
 
-def _lgamma_table(cache: dict, offset: float, length: int) -> np.ndarray:
-    key = ("lgamma", offset)
-    table = cache.get(key)
-    if table is None or table.size < length:
-        table = gammaln(offset + np.arange(max(length, 16), dtype=np.float64))
-        table.setflags(write=False)
-        cache[key] = table
-    return table
-
-
 def _normalise_rows(logw: np.ndarray) -> np.ndarray:
     logw -= logw.max(axis=1, keepdims=True)
     np.exp(logw, out=logw)
@@ -103,15 +93,25 @@ def _blocks(S: int, width: int):
 
 
 def _betabinom_block(n, s, K, alpha0, beta0, cache) -> np.ndarray:
-    """Rows ``BetaBin(j; K, alpha0 + s, beta0 + n - s)``, ``j = 0..K``."""
-    f = n - s
-    Ta = _lgamma_table(cache, alpha0, int(s.max()) + K + 1)
-    Tb = _lgamma_table(cache, beta0, int(f.max()) + K + 1)
-    G = log_factorial(K)
-    j = np.arange(K + 1)
-    logc = G[K] - G[j] - G[K - j]
-    # per-row constants (B(a, b), B(a+b)) cancel in the row normalisation
-    logw = logc[None, :] + Ta[s[:, None] + j[None, :]] + Tb[f[:, None] + (K - j)[None, :]]
+    """Rows ``BetaBin(j; K, a, b)``, ``j = 0..K``, ``a = alpha0 + s``, ``b = beta0 + n - s``.
+
+    Built from the ratio of consecutive terms,
+    ``w[j+1] / w[j] = (K-j)/(j+1) * (a+j)/(b+K-1-j)``, summed in log space and
+    normalised per row.  The second factor is taken as
+    ``log1p(((a - b) + 2j + 1 - K) / (b + K - 1 - j))`` with ``a - b`` formed from
+    the integer counts, so huge pseudo-counts (priors of 1e15, say) keep full
+    precision where differences of ``gammaln`` values would not.
+    """
+    s = s.astype(np.float64)
+    f = n.astype(np.float64) - s
+    j = np.arange(K, dtype=np.float64)
+    a_minus_b = (alpha0 - beta0) + (s - f)
+    den = (beta0 + f)[:, None] + (K - 1 - j)[None, :]
+    inc = np.log1p((a_minus_b[:, None] + (2.0 * j + 1.0 - K)[None, :]) / den)
+    inc += np.log((K - j) / (j + 1.0))[None, :]
+    logw = np.empty((s.size, K + 1))
+    logw[:, 0] = 0.0
+    np.cumsum(inc, axis=1, out=logw[:, 1:])
     return _normalise_rows(logw)
 
 
@@ -266,19 +266,24 @@ def product_many(pairs) -> list:
         (np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64)) for a, b in pairs
     ]
     keys = [(a.tobytes(), b.tobytes()) for a, b in prepared]
+    found: dict = {}
     todo: dict = {}
     for key, (a, b) in zip(keys, prepared):
-        if key not in _products:
+        hit = _products.get(key)
+        if hit is not None:
+            found[key] = hit
+        else:
             todo.setdefault((a.size - 1, b.size - 1), {})[key] = (a, b)
     for (k1, k2), group in todo.items():
         results = _compute_products(k1, k2, list(group.values()))
         with _lock:
             if len(_products) + len(group) > _PRODUCT_CACHE_MAX:
-                _products.clear()
+                _products.clear()  # results already in hand live on in `found`
             for key, d in zip(group, results):
                 d.setflags(write=False)
                 _products[key] = d
-    return [_products[key] for key in keys]
+                found[key] = d
+    return [found[key] for key in keys]
 
 
 def product_coefficients(c1, c2) -> np.ndarray:
@@ -324,7 +329,7 @@ class Bernstein:
     def point_states(self, counts: Counts) -> np.ndarray:
         """Unbiased estimate of ``g(p)`` per distinct ``(n, s)`` state."""
         counts.require_k_le_n(self.k, self.name)
-        return _endpoint_expect(lambda D: hypergeom_expect(counts, self.k, D), self.c)
+        return batch_points(counts, self.c[:, None])[:, 0]
 
     def point(self, counts: Counts) -> float:
         """Dataset mean of the per-question unbiased estimates."""
@@ -334,8 +339,8 @@ class Bernstein:
     # -- Beta posterior ------------------------------------------------------------
     def moments_states(self, counts: Counts, alpha0: float = 1.0, beta0: float = 1.0):
         """Posterior mean and variance of ``g(p)`` per distinct state."""
-        mean, _, var, _, _ = cross_moments_states(counts, self, self, alpha0, beta0)
-        return mean, var
+        mean, var, _ = batch_moments(counts, self.c[:, None], (), alpha0, beta0)
+        return mean[:, 0], var[:, 0]
 
     def posterior(self, counts: Counts, alpha0: float = 1.0, beta0: float = 1.0) -> tuple[float, float]:
         """Posterior mean and variance of the dataset average of ``g(p_i)``.
@@ -349,69 +354,80 @@ class Bernstein:
         return float(freq @ mean / M), float(freq @ var / (M * M))
 
 
-def _endpoint_expect(expect, c: np.ndarray) -> np.ndarray:
-    """``E[c_X]`` per state, summed around the endpoint payoff nearest the result.
+def _endpoint_expect(expect, C: np.ndarray, *, parts: bool = False):
+    """``E[c_X]`` per state and metric (columns of ``C``), summed around the nearer endpoint.
 
     ``c_0 + E[c_X - c_0]`` and ``c_k + E[c_X - c_k]`` are equal in exact
     arithmetic; the one with the smaller correction is exact near that end
     (pass@k = 1 - P(no success) comes out as exactly 0.9, not 0.8999999999999999).
+    With ``parts=True`` also return the chosen endpoint index and the
+    correction ``E[c_X] - c_end`` itself, which keeps digits that ``E[c_X]``
+    cannot (1 - 2e-21 is 1.0 in floating point; the correction -2e-21 is not 0).
     """
-    ends = np.array([c[0], c[-1]])
-    E = expect(np.column_stack([c - ends[0], c - ends[1]]))
-    pick = (np.abs(E[:, 1]) < np.abs(E[:, 0])).astype(np.intp)
-    return ends[pick] + E[np.arange(E.shape[0]), pick]
+    m = C.shape[1]
+    ends = np.stack([C[0], C[-1]])  # (2, m)
+    E = expect(np.concatenate([C - ends[0], C - ends[1]], axis=1))
+    low, high = E[:, :m], E[:, m:]
+    pick = np.abs(high) < np.abs(low)
+    out = np.where(pick, ends[1] + high, ends[0] + low)
+    # a convex combination of the payoffs: keep round-off from leaving [min c, max c]
+    out = np.clip(out, C.min(axis=0), C.max(axis=0))
+    if parts:
+        return out, pick.astype(np.intp), np.where(pick, high, low)
+    return out
 
 
-def _shift_choice(c: np.ndarray, mean: np.ndarray):
-    ends = np.array([c[0], c[-1]])
-    pick = (np.abs(mean - ends[1]) < np.abs(mean - ends[0])).astype(np.intp)
-    return ends, pick
+def batch_points(counts: Counts, C: np.ndarray) -> np.ndarray:
+    """Unbiased estimates per state (rows) for several metrics of one degree (columns of ``C``)."""
+    return _endpoint_expect(lambda D: hypergeom_expect(counts, C.shape[0] - 1, D), C)
+
+
+def batch_moments(counts: Counts, C: np.ndarray, pairs=(), alpha0: float = 1.0, beta0: float = 1.0):
+    """Per-state posterior means, variances and pairwise covariances of several metrics.
+
+    ``C`` is ``(k+1, m)``: one coefficient column per metric (all of degree
+    ``k``).  Returns ``(mean (S, m), var (S, m), [cov (S,) for each pair])``.
+    Second moments are taken around the payoff endpoint nearest to each state's
+    mean, ``Cov = E[(g-s)(h-t)] - (E g - s)(E h - t)``, which is algebraically
+    exact and keeps tiny variances accurate; all the needed product
+    coefficients go into one beta-binomial expectation of degree ``2k``.
+    """
+    k = C.shape[0] - 1
+    mean, pick, centred = _endpoint_expect(
+        lambda D: betabinom_expect(counts, k, alpha0, beta0, D), C, parts=True
+    )  # centred = E[g] - (chosen endpoint payoff), per state and metric
+    ends = np.stack([C[0], C[-1]])
+    S, m = mean.shape
+    rows = np.arange(S)
+    wanted = [(i, i) for i in range(m)] + [tuple(p) for p in pairs]
+    columns, index = [], {}
+    for i, j in wanted:
+        for code in np.flatnonzero(np.bincount(2 * pick[:, i] + pick[:, j], minlength=4)).tolist():
+            key = (i, j, code)
+            if key not in index:
+                index[key] = len(columns)
+                columns.append((C[:, i] - ends[code // 2, i], C[:, j] - ends[code % 2, j]))
+    D = np.column_stack(product_many(columns))
+    E2 = betabinom_expect(counts, 2 * k, alpha0, beta0, D)
+
+    def second(i, j):
+        lookup = np.zeros(4, dtype=np.intp)
+        for code in range(4):
+            lookup[code] = index.get((i, j, code), 0)
+        return E2[rows, lookup[2 * pick[:, i] + pick[:, j]]] - centred[:, i] * centred[:, j]
+
+    var = np.column_stack([second(i, i) for i in range(m)])
+    np.maximum(var, 0.0, out=var)
+    covs = []
+    for i, j in pairs:
+        bound = np.sqrt(var[:, i] * var[:, j])
+        covs.append(np.clip(second(i, j), -bound, bound))
+    return mean, var, covs
 
 
 def cross_moments_states(counts: Counts, g: Bernstein, h: Bernstein, alpha0: float, beta0: float):
-    """Per-state posterior ``E[g], E[h], Var[g], Var[h], Cov[g, h]``.
-
-    Second moments are taken around the endpoint payoff nearest to each
-    state's mean (``Cov = E[(g-s)(h-t)] - (E g - s)(E h - t)``), which is
-    algebraically exact and keeps tiny variances accurate.
-    """
-    same = g is h or (g.k == h.k and np.array_equal(g.c, h.c))
-    mean_g = _endpoint_expect(lambda D: betabinom_expect(counts, g.k, alpha0, beta0, D), g.c)
-    mean_h = mean_g if same else _endpoint_expect(
-        lambda D: betabinom_expect(counts, h.k, alpha0, beta0, D), h.c
-    )
-    eg, pg = _shift_choice(g.c, mean_g)
-    eh, ph = _shift_choice(h.c, mean_h)
-    wanted = [(g, eg, pg, g, eg, pg)] if same else [
-        (g, eg, pg, g, eg, pg), (h, eh, ph, h, eh, ph), (g, eg, pg, h, eh, ph)
-    ]
-    product_many(
-        [
-            (x.c - ex[c // 2], y.c - ey[c % 2])
-            for x, ex, px, y, ey, py in wanted
-            for c in np.unique(2 * px + py).tolist()
-        ]
-    )
-
-    def second(x: Bernstein, ex, px, y: Bernstein, ey, py):
-        """Per state E[(x - ex[px]) (y - ey[py])] with the state's chosen shifts."""
-        code = 2 * px + py
-        present = np.unique(code)
-        D = np.column_stack(
-            [product_coefficients(x.c - ex[c // 2], y.c - ey[c % 2]) for c in present.tolist()]
-        )
-        E = betabinom_expect(counts, x.k + y.k, alpha0, beta0, D)
-        lookup = np.zeros(4, dtype=np.intp)
-        lookup[present] = np.arange(present.size)
-        return E[np.arange(E.shape[0]), lookup[code]]
-
-    var_g = second(g, eg, pg, g, eg, pg) - (mean_g - eg[pg]) ** 2
-    np.maximum(var_g, 0.0, out=var_g)
-    if same:
-        return mean_g, mean_g, var_g, var_g, var_g
-    var_h = second(h, eh, ph, h, eh, ph) - (mean_h - eh[ph]) ** 2
-    np.maximum(var_h, 0.0, out=var_h)
-    cov = second(g, eg, pg, h, eh, ph) - (mean_g - eg[pg]) * (mean_h - eh[ph])
-    bound = np.sqrt(var_g * var_h)
-    cov = np.clip(cov, -bound, bound)
-    return mean_g, mean_h, var_g, var_h, cov
+    """Per-state posterior ``E[g], E[h], Var[g], Var[h], Cov[g, h]`` of two metrics of one degree."""
+    if g.k != h.k:
+        raise ValueError(f"joint moments need metrics of the same degree, got k={g.k} and k={h.k}")
+    mean, var, (cov,) = batch_moments(counts, np.column_stack([g.c, h.c]), [(0, 1)], alpha0, beta0)
+    return mean[:, 0], mean[:, 1], var[:, 0], var[:, 1], cov

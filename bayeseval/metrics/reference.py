@@ -67,9 +67,12 @@ def _point(R: Any, k: Any, metric: str, make) -> float:
 
 
 def _interval(mu: float, var: float, confidence: float, bounds) -> tuple[float, float, float, float]:
-    sigma = float(np.sqrt(max(var, 0.0)))
+    return _interval_sd(mu, float(np.sqrt(max(var, 0.0))), confidence, bounds)
+
+
+def _interval_sd(mu: float, sigma: float, confidence: float, bounds) -> tuple[float, float, float, float]:
     lo, hi = normal_interval(mu, sigma, confidence, bounds)
-    return float(mu), sigma, lo, hi
+    return float(mu), float(sigma), lo, hi
 
 
 def _posterior_ci(R, k, metric, make, confidence, bounds, alpha0, beta0):
@@ -109,8 +112,7 @@ def bayes(R, w=None, R0=None) -> tuple[float, float]:
     """
     counts = to_counts(R, w)
     w = _weights_or_binary(counts, w, "bayes")
-    mu, var = cat.bayes_moments(counts, w, R0)
-    return mu, float(np.sqrt(var))
+    return cat.bayes_moments(counts, w, R0)
 
 
 def bayes_ci(R, w=None, R0=None, confidence=0.95, bounds=None):
@@ -125,8 +127,7 @@ def bayes_ci(R, w=None, R0=None, confidence=0.95, bounds=None):
     counts = to_counts(R, w)
     w = _weights_or_binary(counts, w, "bayes_ci")
     bounds = V.bounds(bounds, (float(w.min()), float(w.max())))
-    mu, var = cat.bayes_moments(counts, w, R0)
-    return _interval(mu, var, confidence, bounds)
+    return _interval_sd(*cat.bayes_moments(counts, w, R0), confidence, bounds)
 
 
 def avg(R, w=None) -> tuple[float, float]:
@@ -145,8 +146,7 @@ def avg(R, w=None) -> tuple[float, float]:
     """
     counts = to_counts(R, w)
     w = _weights_or_binary(counts, w, "avg")
-    a, var = cat.avg_moments(counts, w)
-    return a, float(np.sqrt(var))
+    return cat.avg_moments(counts, w)
 
 
 def avg_ci(R, w=None, confidence=0.95, bounds=None):
@@ -163,8 +163,7 @@ def avg_ci(R, w=None, confidence=0.95, bounds=None):
     counts = to_counts(R, w)
     w = _weights_or_binary(counts, w, "avg_ci")
     bounds = V.bounds(bounds, (float(w.min()), float(w.max())))
-    a, var = cat.avg_moments(counts, w)
-    return _interval(a, var, confidence, bounds)
+    return _interval_sd(*cat.avg_moments(counts, w), confidence, bounds)
 
 
 # ----------------------------------------------------------------------------- pass@k family
@@ -344,8 +343,7 @@ def max_at_k_ci(R, k, w=None, R0=None, confidence=0.95, bounds=None):
     counts = to_counts(R, w)
     w = _weights_or_binary(counts, w, "max_at_k_ci")
     bounds = V.bounds(bounds, (float(w.min()), float(w.max())))
-    mu, var = cat.max_moments(counts, w, k, R0)
-    return _interval(mu, var, confidence, bounds)
+    return _interval_sd(*cat.max_moments(counts, w, k, R0), confidence, bounds)
 
 
 # ----------------------------------------------------------------------------- user-defined
@@ -389,8 +387,29 @@ def _powers(a, b, names=("pass_power", "unanimous_power")) -> tuple[float, float
     return a, b
 
 
+def _blend1(x: float, y: float, a: float, b: float) -> float:
+    """Scalar ``x^a y^b`` with 0^positive = 0 and 0^0 = 1; 0^negative is refused."""
+    x, y = float(x), float(y)
+    if (x == 0.0 and a > 0) or (y == 0.0 and b > 0):
+        return 0.0
+    if (x == 0.0 and a < 0) or (y == 0.0 and b < 0):
+        raise ValueError("a negative power of a zero Pass@k / Unanimous@k score is undefined")
+    return x**a * y**b
+
+
+def _delta1(mx, vx, my, vy, cov, a: float, b: float) -> tuple[float, float]:
+    """Scalar first-order delta method for ``x^a y^b``: mean and variance."""
+    mx, my = float(mx), float(my)
+    mean = _blend1(mx, my, a, b)
+    if mean == 0.0:
+        return 0.0, 0.0
+    gx = a * mx ** (a - 1.0) * my**b if a != 0 else 0.0
+    gy = b * mx**a * my ** (b - 1.0) if b != 0 else 0.0
+    return mean, max(gx * gx * float(vx) + gy * gy * float(vy) + 2.0 * gx * gy * float(cov), 0.0)
+
+
 def _blend(x, y, a: float, b: float) -> np.ndarray:
-    """``x^a y^b`` with the conventions 0^positive = 0 and 0^0 = 1; 0^negative is refused."""
+    """Vectorised ``x^a y^b`` with the conventions of :func:`_blend1`."""
     x = np.atleast_1d(np.asarray(x, dtype=np.float64))
     y = np.atleast_1d(np.asarray(y, dtype=np.float64))
     zero = ((x == 0) & (a > 0)) | ((y == 0) & (b > 0))
@@ -404,7 +423,7 @@ def _blend(x, y, a: float, b: float) -> np.ndarray:
 
 
 def _delta(mx, vx, my, vy, cov, a: float, b: float):
-    """First-order delta method for ``x^a y^b``: mean and variance."""
+    """Vectorised first-order delta method for ``x^a y^b`` (per question)."""
     mean = _blend(mx, my, a, b)
     mx, my = np.atleast_1d(mx), np.atleast_1d(my)
     live = mean != 0
@@ -476,7 +495,7 @@ def geom_ds_at_k(R, k, pass_power=0.5, unanimous_power=0.5) -> float:
     counts.require_k_le_n(k, "Geom_ds@k")
     P = Bernstein(coef.pass_at_k(k)).point(counts)
     U = Bernstein(coef.pass_hat_k(k)).point(counts)
-    return float(_blend(P, U, a, b)[0])
+    return _blend1(P, U, a, b)
 
 
 def geom_ds_at_k_ci(R, k, pass_power=0.5, unanimous_power=0.5, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
@@ -496,8 +515,7 @@ def geom_ds_at_k_ci(R, k, pass_power=0.5, unanimous_power=0.5, confidence=0.95, 
     mx, vx, my, vy, cov = _dataset_cross(
         counts, Bernstein(coef.pass_at_k(k)), Bernstein(coef.pass_hat_k(k)), alpha0, beta0
     )
-    mean, var = _delta(mx, vx, my, vy, cov, a, b)
-    return _interval(float(mean[0]), float(var[0]), confidence, bounds)
+    return _interval(*_delta1(mx, vx, my, vy, cov, a, b), confidence, bounds)
 
 
 def _lam(lam, lambda_) -> float:
@@ -551,7 +569,7 @@ def geo_spectrum_at_k(R, k, lam=0.5, weights=None, lambda_=None) -> float:
     S = Bernstein(coef.spectrum(w, k)).point(counts)
     if lam == 0.0:
         return S
-    return float(_blend(P, S, lam, 1.0 - lam)[0])
+    return _blend1(P, S, lam, 1.0 - lam)
 
 
 def geo_spectrum_at_k_ci(R, k, lam=0.5, weights=None, lambda_=None, confidence=0.95, bounds=UNIT,
@@ -571,8 +589,7 @@ def geo_spectrum_at_k_ci(R, k, lam=0.5, weights=None, lambda_=None, confidence=0
     if lam == 0.0:
         return _interval(*spec.posterior(counts, alpha0, beta0), confidence, bounds)
     mx, vx, my, vy, cov = _dataset_cross(counts, pass_k, spec, alpha0, beta0)
-    mean, var = _delta(mx, vx, my, vy, cov, lam, 1.0 - lam)
-    return _interval(float(mean[0]), float(var[0]), confidence, bounds)
+    return _interval(*_delta1(mx, vx, my, vy, cov, lam, 1.0 - lam), confidence, bounds)
 
 
 def geo_spectrum_star_at_k(R, k) -> float:
