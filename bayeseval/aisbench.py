@@ -58,14 +58,14 @@ def _soft(S: Any, name: str = "scores") -> np.ndarray:
     bad = np.argwhere(~np.isfinite(arr) | (arr < 0) | (arr > 1))
     if bad.size:
         i, j = bad[0]
-        raise ValueError(f"{name} must be scores in [0, 1]; {name}[{i}, {j}] = {arr[i, j]!r}")
+        raise ValueError(f"{name} must hold scores in [0, 1]; {name}[{i}, {j}] = {float(arr[i, j])!r}")
     return arr
 
 
-def hard_outcomes(scores: Any, threshold: float = 0.5) -> np.ndarray:
+def hard_outcomes(scores: Any, threshold: float = 0.5, name: str = "scores") -> np.ndarray:
     """AISBench's hard correctness ``H_ij = I(score_ij > threshold)`` (a new int matrix)."""
     threshold = V.real(threshold, "threshold", lo=0.0, hi=1.0)
-    return (_soft(scores) > threshold).astype(np.int64)
+    return (_soft(scores, name) > threshold).astype(np.int64)
 
 
 def avg_at_n(R: Any, threshold: float = 0.5) -> float:
@@ -76,7 +76,7 @@ def avg_at_n(R: Any, threshold: float = 0.5) -> float:
     >>> avg_at_n([[0.6, 0.4, 0.6]])
     0.6666666666666666
     """
-    H = hard_outcomes(R, threshold)
+    H = hard_outcomes(R, threshold, name="R")
     return float(np.mean(H.mean(axis=1)))
 
 

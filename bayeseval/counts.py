@@ -46,6 +46,15 @@ _LOC_LIMIT = 5
 MAX_CATEGORIES = 1001  # categories 0..1000: rubric grades, partial-credit levels; larger values are not categories
 
 
+def row_sums(table: np.ndarray) -> np.ndarray:
+    """Row sums of a narrow table (few columns): a column-wise add loop, much faster than
+    ``table.sum(axis=1)``, whose per-row overhead dominates when rows hold 2-12 entries."""
+    out = table[:, 0].copy()
+    for j in range(1, table.shape[1]):
+        out += table[:, j]
+    return out
+
+
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -89,7 +98,7 @@ class Counts:
                 raise ValueError(f"a count table must have shape (M >= 1, C+1 >= 2), got {table.shape}")
             if (table < 0).any():
                 raise ValueError("a count table must be non-negative")
-            n = table.sum(axis=1)
+            n = row_sums(table)
         else:  # built by to_counts: a fresh non-negative int64 table and its row sums
             n = _trusted_n
         if not n.all():
@@ -336,14 +345,16 @@ def distinct_rows(table: np.ndarray):
     """
     table = np.asarray(table)
     M, K = table.shape
-    totals = table.sum(axis=1)
+    totals = row_sums(table)
     same_total = bool(totals.min() == totals.max())
     cols = table[:, 1:] if same_total else table
     top = int(cols.max()) + 1 if cols.size else 1
     width = cols.shape[1]
     if width * np.log2(max(top, 2)) < 62:
         radix = top ** np.arange(width, dtype=np.int64)
-        key = cols.astype(np.int64) @ radix
+        key = cols[:, -1].astype(np.int64)
+        for j in range(width - 2, -1, -1):  # Horner over the few columns
+            key = key * top + cols[:, j]
         space = int(top) ** width
         if space <= max(4 * M, 1 << 20):
             hist = np.bincount(key, minlength=space)
@@ -356,7 +367,7 @@ def distinct_rows(table: np.ndarray):
         rows, freq = np.unique(cols, axis=0, return_counts=True)
     rows = rows.astype(np.int64)
     if same_total:
-        rows = np.column_stack([int(totals[0]) - rows.sum(axis=1), rows])
+        rows = np.column_stack([int(totals[0]) - row_sums(rows), rows])
     return rows, freq
 
 
@@ -503,7 +514,7 @@ def to_counts(
         n = np.full(M, N, dtype=np.int64)
     else:
         table = _count_general(arr, name, K_fixed, missing_mask)
-        n = table.sum(axis=1)
+        n = row_sums(table)
     return Counts(table, ids=ids, fixed_categories=fixed, _trusted_n=n)
 
 
@@ -631,12 +642,37 @@ def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.n
     if K > 12:
         return _count_general(arr, name, K_fixed, None)
     table = np.zeros((M, K), dtype=np.int64)
+    if top == 2 and arr.dtype.itemsize == 1 and N * (N + 2) < 2**15:
+        return _count_three_levels(arr, table)  # one int16 pass instead of two
     rest = _row_sums(arr, top)  # sum_c c * n_c
     for c in range(2, top + 1):
         table[:, c] = _row_sums(arr == c, 1)
         rest -= c * table[:, c]
     table[:, 1] = rest
-    table[:, 0] = N - table[:, 1:].sum(axis=1)
+    table[:, 0] = N - row_sums(table[:, 1:])
+    return table
+
+
+def _count_three_levels(arr: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Outcomes 0/1/2 (wrong / partial / right) counted with a single row sum.
+
+    Each entry ``v`` is mapped to ``f(v) = v (a + b v)`` with ``f(0) = 0``,
+    ``f(1) = 1`` and ``f(2) = r`` for an even radix ``r > N`` (so ``a``, ``b``
+    are integers), and the row sum ``n_1 + r n_2`` is split by ``divmod``.
+    """
+    M, N = arr.shape
+    radix = N + 1 + (N + 1) % 2
+    b = (radix - 2) // 2
+    # uint8 arithmetic wraps mod 256, and every f(v) <= radix < 256 comes out exact
+    v = arr.view(np.uint8)
+    f = v * np.uint8(b)
+    f += np.uint8((1 - b) % 256)
+    f *= v
+    key = f.sum(axis=1, dtype=np.int16).astype(np.int64)  # the caller checked N * radix < 2**15
+    n2, n1 = np.divmod(key, radix)
+    table[:, 2] = n2
+    table[:, 1] = n1
+    table[:, 0] = N - n1 - n2
     return table
 
 

@@ -90,7 +90,6 @@ def all_metrics(
         return dict(sorted(out.items()))
 
     # the Bernstein family: one column per metric, all of degree k
-    spec_w = np.full(k, 1.0 / k) if weights is None else weights
     columns = {
         "pass_at_k": coef.pass_at_k(k),
         "pass_hat_k": coef.pass_hat_k(k),
@@ -98,7 +97,7 @@ def all_metrics(
         "maj_at_k": coef.maj_at_k(k),
         "mg_pass_at_k": coef.mg_pass_at_k(k),
         "auc_at_k": coef.auc_at_k(k),
-        "threshold_spectrum_at_k": coef.spectrum(spec_w, k),
+        "threshold_spectrum_at_k": coef.spectrum(weights, k),  # None: uniform 1/k
         "mg_spectrum": coef.spectrum(coef.mg_spectrum_weights(k), k),
     }
     names = list(columns)

@@ -40,7 +40,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .. import validate as V
-from ..counts import Counts, distinct_rows, to_counts
+from ..counts import Counts, distinct_rows, row_sums, to_counts
 from .engine import log_factorial
 
 __all__ = ["prior_table", "bayes_rows", "bayes_moments", "avg_moments", "max_point", "max_moments"]
@@ -92,68 +92,81 @@ def _affine(w: np.ndarray):
     return offset, scale, centred / scale
 
 
-def _posterior_rows(counts: Counts, w: Any, R0: Any):
-    """Distinct rows of Dirichlet parameters ``nu = n + n0 + 1``, their frequencies, and ``w``."""
+class _Rows:
+    """Distinct rows of Dirichlet parameters and everything the metrics derive from them."""
+
+    __slots__ = ("nu", "freq", "w", "offset", "scale", "u", "levels", "grouped", "per_level")
+
+    def __init__(self, nu, freq, w):
+        self.nu, self.freq, self.w = nu, freq, w
+        self.offset, self.scale, self.u = _affine(w)
+        # categories with equal weight form one reward level; nu summed per level
+        self.levels, inverse = np.unique(self.u, return_inverse=True)
+        self.grouped = np.zeros((nu.shape[0], self.levels.size))
+        np.add.at(self.grouped.T, inverse, nu.T)  # loops over categories, not questions
+        self.per_level = np.bincount(inverse, minlength=self.levels.size)  # categories per level
+
+
+def _posterior_rows(counts: Counts, w: Any, R0: Any) -> _Rows:
+    """Distinct rows of ``nu = n + n0 + 1`` with their frequencies (cached per ``w`` when R0 is None)."""
     table, w = counts.table_for(w)
-    if R0 is None:
+    if R0 is not None:
+        rows, freq = distinct_rows(table + prior_table(R0, counts, w.size))
+        return _Rows(rows + 1.0, freq.astype(np.float64), w)
+    key = ("dirichlet", w.tobytes())
+    cache = counts.cache()
+    prepared = cache.get(key)
+    if prepared is None:
         rows, freq = counts.distinct_rows()
         if rows.shape[1] > w.size:
             rows = rows[:, : w.size]
         elif rows.shape[1] < w.size:
             rows = np.pad(rows, ((0, 0), (0, w.size - rows.shape[1])))
-    else:
-        rows, freq = distinct_rows(table + prior_table(R0, counts, w.size))
-        freq = freq.astype(np.float64)
-    return rows + 1.0, freq, w
+        prepared = cache[key] = _Rows(rows + 1.0, freq, w)
+    return prepared
 
 
 def bayes_rows(nu: np.ndarray, w: np.ndarray):
     """Dirichlet(nu) posterior mean and variance of the weighted score, per row."""
-    T = nu.sum(axis=1)
+    T = row_sums(nu)
     mean = nu @ w / T
     centred = w[None, :] - mean[:, None]
-    var = (nu * centred * centred).sum(axis=1) / (T * (T + 1.0))
+    var = row_sums(nu * centred * centred) / (T * (T + 1.0))
     return mean, var, T
 
 
 def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]:
     """Bayes@N: posterior mean and sd of the dataset score."""
-    nu, freq, w = _posterior_rows(counts, w, R0)
-    offset, scale, u = _affine(w)
-    mean, var, _ = bayes_rows(nu, u)
+    P = _posterior_rows(counts, w, R0)
+    mean, var, _ = bayes_rows(P.nu, P.u)
     M = counts.M
-    return offset + scale * float(freq @ mean / M), scale * float(np.sqrt(freq @ var) / M)
+    return P.offset + P.scale * float(P.freq @ mean / M), P.scale * float(np.sqrt(P.freq @ var) / M)
 
 
 def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
     """avg@N (macro average over questions) and its Bayesian sd rescaled by ``T/n``."""
-    nu, freq, w = _posterior_rows(counts, w, None)
-    offset, scale, u = _affine(w)
-    rows = nu - 1.0
-    n = rows.sum(axis=1)
-    _, var, T = bayes_rows(nu, u)
+    P = _posterior_rows(counts, w, None)
+    rows = P.nu - 1.0
+    n = row_sums(rows)
+    _, var, T = bayes_rows(P.nu, P.u)
     M = counts.M
-    a = float(freq @ (rows @ u / n) / M)
-    return offset + scale * a, scale * float(np.sqrt(freq @ ((T / n) ** 2 * var)) / M)
+    a = float(P.freq @ (rows @ P.u / n) / M)
+    return P.offset + P.scale * a, P.scale * float(np.sqrt(P.freq @ ((T / n) ** 2 * var)) / M)
 
 
-def _levels(table: np.ndarray, w: np.ndarray):
-    """Group categories with equal weight: sorted levels and counts per level."""
-    levels, inverse = np.unique(w, return_inverse=True)
-    grouped = np.zeros((table.shape[0], levels.size), dtype=table.dtype)
-    np.add.at(grouped.T, inverse, table.T)  # loops over categories, not questions
-    return levels, grouped
+_UPPER: dict = {}
 
 
 def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
     counts.require_k_le_n(k, "max@k")
-    nu, freq, w = _posterior_rows(counts, w, None)
-    offset, scale, u = _affine(w)
-    levels, grouped = _levels((nu - 1.0).astype(np.int64), u)
+    P = _posterior_rows(counts, w, None)
+    offset, scale, levels = P.offset, P.scale, P.levels
+    grouped = (P.grouped - P.per_level).astype(np.int64)  # observed trials per level (the +1 prior removed)
+    freq = P.freq
     if levels.size == 1:
         return offset + scale * float(levels[0])
-    n = grouped.sum(axis=1)
+    n = row_sums(grouped)
     cum = np.cumsum(grouped, axis=1)[:, :-1]  # trials with reward <= r_l, l < L
     G = log_factorial(int(n.max()))
     ok = cum >= k
@@ -166,9 +179,8 @@ def max_point(counts: Counts, w: Any, k: int) -> float:
 
 def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, float]:
     """Posterior mean and sd of dataset max@k under the grouped Dirichlet posterior."""
-    nu, freq, w = _posterior_rows(counts, w, R0)
-    offset, scale, u = _affine(w)
-    levels, grouped = _levels(nu, u)
+    P = _posterior_rows(counts, w, R0)
+    offset, scale, levels, grouped, freq = P.offset, P.scale, P.levels, P.grouped, P.freq
     if levels.size == 1:
         return offset + scale * float(levels[0]), 0.0
     delta = np.diff(levels)
@@ -183,7 +195,9 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
     # log E[A_l^k A_m^k] for l <= m: log E[A_m^{2k}] + log E[B^k], B ~ Beta(nu_<=l, nu_(l,m]),
     # and log E[B^k] = rise1[l] - rise1[m]
     log_b = rise1[:, :, None] - rise1[:, None, :]
-    upper = np.triu(np.ones((lower.shape[1],) * 2, dtype=bool))
+    upper = _UPPER.get(lower.shape[1])
+    if upper is None:
+        upper = _UPPER[lower.shape[1]] = np.triu(np.ones((lower.shape[1],) * 2, dtype=bool))
     log_joint = np.where(upper, log_m2[:, None, :] + log_b, 0.0)
     log_joint = np.where(upper, log_joint, np.swapaxes(log_joint, 1, 2))
     log_ind = log_m1[:, :, None] + log_m1[:, None, :]

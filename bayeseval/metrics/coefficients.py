@@ -67,8 +67,9 @@ def tau_threshold(tau: float, k: int) -> int:
     return max(1, min(k, j))
 
 
+@functools.lru_cache(maxsize=512)
 def threshold(k: int, j0: int) -> np.ndarray:
-    """1 where at least ``j0`` of ``k`` are correct."""
+    """1 where at least ``j0`` of ``k`` are correct (cached, read-only)."""
     c = np.zeros(k + 1)
     c[j0:] = 1.0
     return _ro(c)
@@ -91,16 +92,19 @@ def maj_at_k(k: int) -> np.ndarray:
     return threshold(k, k // 2 + 1)
 
 
+@functools.lru_cache(maxsize=128)
 def mg_pass_at_k(k: int) -> np.ndarray:
     m = (k + 1) // 2
     return _ro((2.0 / k) * np.maximum(np.arange(k + 1) - m, 0.0))
 
 
+@functools.lru_cache(maxsize=128)
 def avg_at_k(k: int) -> np.ndarray:
     """``j / k``: the Bernstein form of ``g(p) = p`` at degree ``k``."""
     return _ro(np.arange(k + 1) / k)
 
 
+@functools.lru_cache(maxsize=128)
 def mg_spectrum_weights(k: int) -> np.ndarray:
     """Upper-half weights ``w_r = (2/k) 1{r >= ceil(k/2) + 1}`` of GeoSpectrum*@k."""
     w = np.zeros(k)
@@ -110,6 +114,10 @@ def mg_spectrum_weights(k: int) -> np.ndarray:
 
 def spectrum(weights, k: int, name: str = "weights") -> np.ndarray:
     """Event-score coefficients ``A_j = sum_{r <= j} w_r`` of a threshold spectrum."""
+    if weights is None:
+        return _uniform_spectrum(k)
+    if isinstance(weights, np.ndarray) and weights is mg_spectrum_weights(k):
+        return _mg_spectrum(k)
     w = V.vector(weights, name)
     if w.size != k:
         raise ValueError(f"{name} must have exactly k={k} entries (w_1..w_k), got {w.size}")
@@ -119,6 +127,19 @@ def spectrum(weights, k: int, name: str = "weights") -> np.ndarray:
     if total > 1.0 + 1e-12:
         raise ValueError(f"{name} must sum to at most 1, got {total!r}")
     return _ro(np.concatenate([[0.0], np.cumsum(w)]))
+
+
+@functools.lru_cache(maxsize=128)
+def _uniform_spectrum(k: int) -> np.ndarray:
+    """Spectrum payoffs of the uniform weights ``w_r = 1/k``: ``A_j = j/k``."""
+    return spectrum(np.full(k, 1.0 / k), k)
+
+
+@functools.lru_cache(maxsize=128)
+def _mg_spectrum(k: int) -> np.ndarray:
+    w = np.zeros(k)
+    w[(k + 1) // 2 :] = 2.0 / k
+    return spectrum(w, k)
 
 
 @functools.lru_cache(maxsize=64)

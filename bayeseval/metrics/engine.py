@@ -131,10 +131,31 @@ def _hypergeom_block(n, s, k) -> np.ndarray:
     return _normalise_rows(logw)
 
 
+_tables: dict = {}  # (kind, N, degree, prior) -> weights for every count s = 0..N
+
+
 def _expect(counts: Counts, key: tuple, width: int, build, D: np.ndarray) -> np.ndarray:
-    """``W @ D`` for the weight matrix ``W`` (states x width), cached when small."""
+    """``W @ D`` for the weight matrix ``W`` (states x width).
+
+    Rectangular data (every question has ``N`` trials) only ever meets the
+    counts ``s = 0..N``, so the weights of all ``N + 1`` of them are built
+    once per ``(N, degree, prior)`` and kept process-wide; each matrix then
+    just gathers its states' rows.  Ragged data caches on the ``Counts``.
+    """
     n_u, s_u, _, _ = counts.binary_states()
     S = n_u.size
+    if not counts.ragged and (counts.N + 1) * width <= _CACHE_LIMIT:
+        tkey = key + (counts.N,)
+        table = _tables.get(tkey)
+        if table is None:
+            N = counts.N
+            table = build(np.full(N + 1, N, dtype=np.int64), np.arange(N + 1, dtype=np.int64))
+            table.setflags(write=False)
+            with _lock:
+                if len(_tables) >= 256:
+                    _tables.clear()
+                _tables[tkey] = table
+        return table[s_u] @ D
     cache = counts.cache()
     W = cache.get(key)
     if W is not None:
@@ -396,33 +417,51 @@ def batch_moments(counts: Counts, C: np.ndarray, pairs=(), alpha0: float = 1.0, 
     mean, pick, centred = _endpoint_expect(
         lambda D: betabinom_expect(counts, k, alpha0, beta0, D), C, parts=True
     )  # centred = E[g] - (chosen endpoint payoff), per state and metric
-    ends = np.stack([C[0], C[-1]])
     S, m = mean.shape
-    rows = np.arange(S)
-    wanted = [(i, i) for i in range(m)] + [tuple(p) for p in pairs]
-    columns, index = [], {}
-    for i, j in wanted:
-        for code in np.flatnonzero(np.bincount(2 * pick[:, i] + pick[:, j], minlength=4)).tolist():
-            key = (i, j, code)
-            if key not in index:
-                index[key] = len(columns)
-                columns.append((C[:, i] - ends[code // 2, i], C[:, j] - ends[code % 2, j]))
-    D = np.column_stack(product_many(columns))
+    D, base = _second_moment_plan(C, tuple(tuple(p) for p in pairs))
     E2 = betabinom_expect(counts, 2 * k, alpha0, beta0, D)
-
-    def second(i, j):
-        lookup = np.zeros(4, dtype=np.intp)
-        for code in range(4):
-            lookup[code] = index.get((i, j, code), 0)
-        return E2[rows, lookup[2 * pick[:, i] + pick[:, j]]] - centred[:, i] * centred[:, j]
-
-    var = np.column_stack([second(i, i) for i in range(m)])
+    rows = np.arange(S)[:, None]
+    var = E2[rows, base[:m] + pick] - centred * centred
     np.maximum(var, 0.0, out=var)
     covs = []
-    for i, j in pairs:
+    for p, (i, j) in enumerate(pairs):
+        col = base[m + p] + 2 * pick[:, i] + pick[:, j]
         bound = np.sqrt(var[:, i] * var[:, j])
-        covs.append(np.clip(second(i, j), -bound, bound))
+        covs.append(np.clip(E2[rows[:, 0], col] - centred[:, i] * centred[:, j], -bound, bound))
     return mean, var, covs
+
+
+_plans: dict = {}
+
+
+def _second_moment_plan(C: np.ndarray, pairs: tuple):
+    """Product coefficients of every shifted pair a state may need, stacked once per metric set.
+
+    Columns: for metric ``i`` its square around ``c_0`` then around ``c_k``;
+    for a pair ``(i, j)`` the four products ``(c_i - end) (c_j - end')``.
+    ``base`` gives each block's first column; a state picks its column by
+    which endpoint is nearer its mean.
+    """
+    key = (C.tobytes(), C.shape, pairs)
+    plan = _plans.get(key)
+    if plan is None:
+        m = C.shape[1]
+        ends = np.stack([C[0], C[-1]])
+        columns, base = [], []
+        for i in range(m):
+            base.append(len(columns))
+            columns += [(C[:, i] - ends[e, i], C[:, i] - ends[e, i]) for e in (0, 1)]
+        for i, j in pairs:
+            base.append(len(columns))
+            columns += [(C[:, i] - ends[a, i], C[:, j] - ends[b, j]) for a in (0, 1) for b in (0, 1)]
+        D = np.column_stack(product_many(columns))
+        D.setflags(write=False)
+        plan = (D, np.array(base, dtype=np.intp))
+        with _lock:
+            if len(_plans) >= 64:
+                _plans.clear()
+            _plans[key] = plan
+    return plan
 
 
 def cross_moments_states(counts: Counts, g: Bernstein, h: Bernstein, alpha0: float, beta0: float):

@@ -24,6 +24,7 @@ Differences from scorio, all on purpose:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -398,14 +399,20 @@ def _blend1(x: float, y: float, a: float, b: float) -> float:
 
 
 def _delta1(mx, vx, my, vy, cov, a: float, b: float) -> tuple[float, float]:
-    """Scalar first-order delta method for ``x^a y^b``: mean and variance."""
+    """Scalar first-order delta method for ``x^a y^b``: mean and variance.
+
+    Written in relative form, ``Var = mean^2 (a^2 vx/mx^2 + b^2 vy/my^2 + 2ab cov/(mx my))``,
+    so a mean near the bottom of the float range gives a tiny finite variance, not inf * 0.
+    """
     mx, my = float(mx), float(my)
     mean = _blend1(mx, my, a, b)
     if mean == 0.0:
         return 0.0, 0.0
-    gx = a * mx ** (a - 1.0) * my**b if a != 0 else 0.0
-    gy = b * mx**a * my ** (b - 1.0) if b != 0 else 0.0
-    return mean, max(gx * gx * float(vx) + gy * gy * float(vy) + 2.0 * gx * gy * float(cov), 0.0)
+    rx = a / mx if a != 0 else 0.0
+    ry = b / my if b != 0 else 0.0
+    rel = rx * rx * float(vx) + ry * ry * float(vy) + 2.0 * rx * ry * float(cov)
+    var = mean * mean * max(rel, 0.0)
+    return mean, (var if math.isfinite(var) else 0.0)
 
 
 def _blend(x, y, a: float, b: float) -> np.ndarray:
@@ -423,15 +430,16 @@ def _blend(x, y, a: float, b: float) -> np.ndarray:
 
 
 def _delta(mx, vx, my, vy, cov, a: float, b: float):
-    """Vectorised first-order delta method for ``x^a y^b`` (per question)."""
+    """Vectorised first-order delta method for ``x^a y^b`` (relative form, see :func:`_delta1`)."""
     mean = _blend(mx, my, a, b)
     mx, my = np.atleast_1d(mx), np.atleast_1d(my)
     live = mean != 0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        gx = np.where(live & (a != 0), a * np.power(mx, a - 1.0) * np.power(my, b), 0.0)
-        gy = np.where(live & (b != 0), b * np.power(mx, a) * np.power(my, b - 1.0), 0.0)
-        var = gx * gx * vx + gy * gy * vy + 2.0 * gx * gy * cov
-    var = np.where(live, np.maximum(var, 0.0), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        rx = np.where(live & (a != 0), a / mx, 0.0)  # d log(mean) / dx
+        ry = np.where(live & (b != 0), b / my, 0.0)
+        rel = rx * rx * vx + ry * ry * vy + 2.0 * rx * ry * cov
+        var = mean * mean * np.maximum(rel, 0.0)
+    var = np.where(live & np.isfinite(var), var, 0.0)
     return mean, var
 
 
@@ -526,6 +534,12 @@ def _lam(lam, lambda_) -> float:
     return V.real(lam, "lam", lo=0.0, hi=1.0)
 
 
+def _spectrum_weights(weights):
+    if weights is None:
+        raise V.InputTypeError("weights must be a length-k array of non-negative spectrum weights, got None")
+    return weights
+
+
 def threshold_spectrum_at_k(R, k, weights) -> float:
     r"""Threshold spectrum :math:`S_{w,k} = \sum_{r=1}^k w_r T_{r,k}`, ``T_r`` = P(at least r of k correct).
 
@@ -537,14 +551,14 @@ def threshold_spectrum_at_k(R, k, weights) -> float:
     True
     """
     k = V.integer(k, "k", minimum=1)
-    c = coef.spectrum(weights, k)
+    c = coef.spectrum(_spectrum_weights(weights), k)
     return _point(R, k, "threshold spectrum", lambda _k: c)
 
 
 def threshold_spectrum_at_k_ci(R, k, weights, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
     r"""Posterior of the latent spectrum :math:`g(p) = \sum_j A_j \binom{k}{j} p^j (1-p)^{k-j}`."""
     k = V.integer(k, "k", minimum=1)
-    c = coef.spectrum(weights, k)
+    c = coef.spectrum(_spectrum_weights(weights), k)
     return _posterior_ci(R, k, "threshold spectrum", lambda _k: c, confidence, bounds, alpha0, beta0)
 
 
