@@ -306,7 +306,7 @@ class Counts:
                 n_u, s_u, freq, _ = self.binary_states()
                 rows = np.column_stack([n_u - s_u, s_u])
             else:
-                rows, freq = distinct_rows(self.table)
+                rows, freq = distinct_rows(self.table, self._n)
             self._cache["rows"] = (_readonly(rows), _readonly(np.asarray(freq, dtype=np.float64)))
         return self._cache["rows"]
 
@@ -336,25 +336,26 @@ class Counts:
         return self._cache
 
 
-def distinct_rows(table: np.ndarray):
+def distinct_rows(table: np.ndarray, totals: np.ndarray | None = None):
     """Distinct rows of an integer table and their frequencies (mixed-radix keys, no row sort).
 
-    When every row has the same total, the first column is implied by the
-    others and is left out of the key, which keeps the key space small enough
-    for a histogram.
+    When every row has the same total (pass ``totals`` if known), the first
+    column is implied by the others and is left out of the key, which keeps
+    the key space small enough for a histogram.
     """
     table = np.asarray(table)
     M, K = table.shape
-    totals = row_sums(table)
+    if totals is None:
+        totals = row_sums(table)
     same_total = bool(totals.min() == totals.max())
-    cols = table[:, 1:] if same_total else table
-    top = int(cols.max()) + 1 if cols.size else 1
-    width = cols.shape[1]
+    first = 1 if same_total else 0
+    width = K - first
+    top = (int(totals[0]) if same_total else int(table.max())) + 1
     if width * np.log2(max(top, 2)) < 62:
-        radix = top ** np.arange(width, dtype=np.int64)
-        key = cols[:, -1].astype(np.int64)
-        for j in range(width - 2, -1, -1):  # Horner over the few columns
-            key = key * top + cols[:, j]
+        key = table[:, K - 1].astype(np.int64)
+        for j in range(K - 2, first - 1, -1):  # Horner over the few columns
+            key *= top
+            key += table[:, j]
         space = int(top) ** width
         if space <= max(4 * M, 1 << 20):
             hist = np.bincount(key, minlength=space)
@@ -362,12 +363,15 @@ def distinct_rows(table: np.ndarray):
             freq = hist[keys]
         else:
             keys, freq = np.unique(key, return_counts=True)
-        rows = (keys[:, None] // radix[None, :]) % top
+        rows = np.empty((keys.size, K), dtype=np.int64)
+        for j in range(first, K):
+            keys, rows[:, j] = np.divmod(keys, top)
     else:
-        rows, freq = np.unique(cols, axis=0, return_counts=True)
-    rows = rows.astype(np.int64)
+        cols, freq = np.unique(table[:, first:], axis=0, return_counts=True)
+        rows = np.empty((cols.shape[0], K), dtype=np.int64)
+        rows[:, first:] = cols
     if same_total:
-        rows = np.column_stack([int(totals[0]) - row_sums(rows), rows])
+        rows[:, 0] = int(totals[0]) - row_sums(rows[:, 1:])
     return rows, freq
 
 
@@ -642,8 +646,8 @@ def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.n
     if K > 12:
         return _count_general(arr, name, K_fixed, None)
     table = np.zeros((M, K), dtype=np.int64)
-    if top == 2 and arr.dtype.itemsize == 1 and N * (N + 2) < 2**15:
-        return _count_three_levels(arr, table)  # one int16 pass instead of two
+    if top == 2 and arr.dtype.itemsize == 1:
+        return _count_three_levels(arr, table)  # one narrow pass instead of two
     rest = _row_sums(arr, top)  # sum_c c * n_c
     for c in range(2, top + 1):
         table[:, c] = _row_sums(arr == c, 1)
@@ -654,22 +658,36 @@ def _count_integer_fast(arr: np.ndarray, name: str, K_fixed: int | None) -> np.n
 
 
 def _count_three_levels(arr: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Outcomes 0/1/2 (wrong / partial / right) counted with a single row sum.
+    """Outcomes 0/1/2 (wrong / partial / right) counted with a single narrow row sum.
 
     Each entry ``v`` is mapped to ``f(v) = v (a + b v)`` with ``f(0) = 0``,
-    ``f(1) = 1`` and ``f(2) = r`` for an even radix ``r > N`` (so ``a``, ``b``
-    are integers), and the row sum ``n_1 + r n_2`` is split by ``divmod``.
+    ``f(1) = 1`` and ``f(2) = r`` for an even radix ``r`` above the number of
+    columns summed (so ``a``, ``b`` are integers); the row sum ``n_1 + r n_2``
+    is split by ``divmod``.  The map runs in uint8 arithmetic (wrapping mod
+    256 is harmless because every ``f(v) <= r < 256``) and the sums in int16,
+    over blocks of at most 180 columns so that ``r * width < 2**15``.
     """
     M, N = arr.shape
-    radix = N + 1 + (N + 1) % 2
+    blocks = -(-N // 180)
+    width = -(-N // blocks)
+    radix = width + 1 + (width + 1) % 2
     b = (radix - 2) // 2
-    # uint8 arithmetic wraps mod 256, and every f(v) <= radix < 256 comes out exact
     v = arr.view(np.uint8)
     f = v * np.uint8(b)
     f += np.uint8((1 - b) % 256)
     f *= v
-    key = f.sum(axis=1, dtype=np.int16).astype(np.int64)  # the caller checked N * radix < 2**15
-    n2, n1 = np.divmod(key, radix)
+    if N % width == 0:  # equal blocks: sum contiguous (M * blocks, width) rows, then add the blocks
+        key = f.reshape(M * blocks, width).sum(axis=1, dtype=np.int16).astype(np.int64)
+        q, r = np.divmod(key, radix)
+        n2 = q.reshape(M, blocks).sum(axis=1)
+        n1 = r.reshape(M, blocks).sum(axis=1)
+    else:
+        n1 = np.zeros(M, dtype=np.int64)
+        n2 = np.zeros(M, dtype=np.int64)
+        for start in range(0, N, width):
+            q, r = np.divmod(f[:, start : start + width].sum(axis=1, dtype=np.int16).astype(np.int64), radix)
+            n2 += q
+            n1 += r
     table[:, 2] = n2
     table[:, 1] = n1
     table[:, 0] = N - n1 - n2

@@ -37,7 +37,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from .. import validate as V
 from ..counts import Counts, distinct_rows, row_sums, to_counts
@@ -101,9 +100,11 @@ class _Rows:
         self.nu, self.freq, self.w = nu, freq, w
         self.offset, self.scale, self.u = _affine(w)
         # categories with equal weight form one reward level; nu summed per level
-        self.levels, inverse = np.unique(self.u, return_inverse=True)
+        self.levels = np.unique(self.u)
+        inverse = np.searchsorted(self.levels, self.u)
         self.grouped = np.zeros((nu.shape[0], self.levels.size))
-        np.add.at(self.grouped.T, inverse, nu.T)  # loops over categories, not questions
+        for c, level in enumerate(inverse.tolist()):  # loops over categories, not questions
+            self.grouped[:, level] += nu[:, c]
         self.per_level = np.bincount(inverse, minlength=self.levels.size)  # categories per level
 
 
@@ -154,9 +155,6 @@ def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
     return P.offset + P.scale * a, P.scale * float(np.sqrt(P.freq @ ((T / n) ** 2 * var)) / M)
 
 
-_UPPER: dict = {}
-
-
 def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
     counts.require_k_le_n(k, "max@k")
@@ -187,25 +185,26 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
     cum = np.cumsum(grouped, axis=1)
     total = cum[:, -1:]
     lower = cum[:, :-1]  # nu_{<=l}, l < L
-    lg_low, lg_tot = gammaln(lower), gammaln(total)
-    rise1 = gammaln(lower + k) - lg_low  # log Gamma(x + k) / Gamma(x) at x = nu_{<=l}
-    log_m1 = rise1 - (gammaln(total + k) - lg_tot)  # log E[A_l^k]
-    log_m2 = gammaln(lower + 2 * k) - lg_low - gammaln(total + 2 * k) + lg_tot  # log E[A_l^{2k}]
+    # nu = counts + prior counts + 1 is integral: Gamma(x) = (x-1)!, read from one log-factorial table
+    low_i, tot_i = lower.astype(np.int64) - 1, total.astype(np.int64) - 1
+    G = log_factorial(int(tot_i.max()) + 2 * k)
+    lg_low, lg_tot = G[low_i], G[tot_i]
+    rise1 = G[low_i + k] - lg_low  # log Gamma(x + k) / Gamma(x) at x = nu_{<=l}
+    log_m1 = rise1 - (G[tot_i + k] - lg_tot)  # log E[A_l^k]
+    log_m2 = G[low_i + 2 * k] - lg_low - G[tot_i + 2 * k] + lg_tot  # log E[A_l^{2k}]
     mean_q = levels[-1] - np.exp(log_m1) @ delta
-    # log E[A_l^k A_m^k] for l <= m: log E[A_m^{2k}] + log E[B^k], B ~ Beta(nu_<=l, nu_(l,m]),
-    # and log E[B^k] = rise1[l] - rise1[m]
-    log_b = rise1[:, :, None] - rise1[:, None, :]
-    upper = _UPPER.get(lower.shape[1])
-    if upper is None:
-        upper = _UPPER[lower.shape[1]] = np.triu(np.ones((lower.shape[1],) * 2, dtype=bool))
-    log_joint = np.where(upper, log_m2[:, None, :] + log_b, 0.0)
-    log_joint = np.where(upper, log_joint, np.swapaxes(log_joint, 1, 2))
-    log_ind = log_m1[:, :, None] + log_m1[:, None, :]
-    # exp(log_joint) - exp(log_ind), factored around the larger term (no overflow, no cancellation)
-    hi = np.maximum(log_joint, log_ind)
-    lo = np.minimum(log_joint, log_ind)
-    cov = np.where(log_joint >= log_ind, 1.0, -1.0) * np.exp(hi) * -np.expm1(lo - hi)
-    var_q = np.einsum("l,qlm,m->q", delta, cov, delta)
+    # Var = sum_{l,m} d_l d_m Cov(A_l^k, A_m^k).  For l <= m, log E[A_l^k A_m^k]
+    # = log E[A_m^{2k}] + log E[B^k] with B ~ Beta(nu_<=l, nu_(l,m]) and
+    # log E[B^k] = rise1[l] - rise1[m].  The covariance exp(joint) - exp(ind) is
+    # factored around the larger term: no overflow, no cancellation.
+    var_q = np.zeros(lower.shape[0])
+    for l in range(lower.shape[1]):
+        for m in range(l, lower.shape[1]):
+            joint = log_m2[:, m] + (rise1[:, l] - rise1[:, m])
+            ind = log_m1[:, l] + log_m1[:, m]
+            hi = np.maximum(joint, ind)
+            cov = np.where(joint >= ind, 1.0, -1.0) * np.exp(hi) * -np.expm1(np.minimum(joint, ind) - hi)
+            var_q += (1.0 if l == m else 2.0) * delta[l] * delta[m] * cov
     np.maximum(var_q, 0.0, out=var_q)
     M = counts.M
     return offset + scale * float(freq @ mean_q / M), scale * float(np.sqrt(freq @ var_q) / M)

@@ -232,7 +232,11 @@ def g_pass_at_k(R, k) -> float:
 
 
 def g_pass_at_k_ci(R, k, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    """Posterior of G-Pass@k (tau = 1), the same target as :func:`pass_hat_k_ci`."""
+    """Posterior of G-Pass@k (tau = 1), the same target as :func:`pass_hat_k_ci`.
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in g_pass_at_k_ci(R, 2))
+    (0.446429, 0.146167, 0.159946, 0.732911)
+    """
     return _posterior_ci(R, k, "G-Pass@k", coef.pass_hat_k, confidence, bounds, alpha0, beta0)
 
 
@@ -254,7 +258,11 @@ def g_pass_at_k_tau(R, k, tau) -> float:
 
 
 def g_pass_at_k_tau_ci(R, k, tau, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    """Posterior of latent G-Pass@k_tau: P(at least ceil(tau k) of k i.i.d. samples correct)."""
+    """Posterior of latent G-Pass@k_tau: P(at least ceil(tau k) of k i.i.d. samples correct).
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in g_pass_at_k_tau_ci(R, 3, 0.5))
+    (0.684524, 0.151958, 0.386692, 0.982356)
+    """
     return _posterior_ci(R, k, "G-Pass@k_tau", _tau_maker(tau), confidence, bounds, alpha0, beta0)
 
 
@@ -269,7 +277,12 @@ def mg_pass_at_k(R, k) -> float:
 
 
 def mg_pass_at_k_ci(R, k, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    """Posterior of latent mG-Pass@k."""
+    """Posterior of latent mG-Pass@k.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in mg_pass_at_k_ci(R, 3))
+    (0.218254, 0.098816, 0.024578, 0.41193)
+    """
     return _posterior_ci(R, k, "mG-Pass@k", coef.mg_pass_at_k, confidence, bounds, alpha0, beta0)
 
 
@@ -308,7 +321,12 @@ def auc_at_k(R, k) -> float:
 
 
 def auc_at_k_ci(R, k, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    """Posterior of latent AUC@k."""
+    """Posterior of latent AUC@k.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in auc_at_k_ci(R, 3))
+    (0.809524, 0.09506, 0.623209, 0.995839)
+    """
     return _posterior_ci(R, k, "AUC@k", coef.auc_at_k, confidence, bounds, alpha0, beta0)
 
 
@@ -556,7 +574,12 @@ def threshold_spectrum_at_k(R, k, weights) -> float:
 
 
 def threshold_spectrum_at_k_ci(R, k, weights, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    r"""Posterior of the latent spectrum :math:`g(p) = \sum_j A_j \binom{k}{j} p^j (1-p)^{k-j}`."""
+    r"""Posterior of the latent spectrum :math:`g(p) = \sum_j A_j \binom{k}{j} p^j (1-p)^{k-j}`.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in threshold_spectrum_at_k_ci(R, 3, [0, 0.5, 0.5]))
+    (0.505952, 0.146387, 0.219039, 0.792866)
+    """
     k = V.integer(k, "k", minimum=1)
     c = coef.spectrum(_spectrum_weights(weights), k)
     return _posterior_ci(R, k, "threshold spectrum", lambda _k: c, confidence, bounds, alpha0, beta0)
@@ -588,7 +611,12 @@ def geo_spectrum_at_k(R, k, lam=0.5, weights=None, lambda_=None) -> float:
 
 def geo_spectrum_at_k_ci(R, k, lam=0.5, weights=None, lambda_=None, confidence=0.95, bounds=UNIT,
                          alpha0=1.0, beta0=1.0):
-    """Posterior of latent GeoSpectrum: delta method through ``x^lam y^(1-lam)`` at the posterior means."""
+    """Posterior of latent GeoSpectrum: delta method through ``x^lam y^(1-lam)`` at the posterior means.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in geo_spectrum_at_k_ci(R, 3))
+    (0.447288, 0.114255, 0.223352, 0.671223)
+    """
     lam = _lam(lam, lambda_)
     k = V.integer(k, "k", minimum=1)
     confidence = V.confidence(confidence)
@@ -607,10 +635,20 @@ def geo_spectrum_at_k_ci(R, k, lam=0.5, weights=None, lambda_=None, confidence=0
 
 
 def geo_spectrum_star_at_k(R, k) -> float:
-    """GeoSpectrum*@k: :func:`geo_spectrum_at_k` with the default upper-half mG weights."""
+    """GeoSpectrum*@k: :func:`geo_spectrum_at_k` with the default upper-half mG weights.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> round(geo_spectrum_star_at_k(R, 3), 6)
+    0.408248
+    """
     return geo_spectrum_at_k(R, k)
 
 
 def geo_spectrum_star_at_k_ci(R, k, confidence=0.95, bounds=UNIT, alpha0=1.0, beta0=1.0):
-    """Posterior of GeoSpectrum*@k: :func:`geo_spectrum_at_k_ci` with the default weights."""
+    """Posterior of GeoSpectrum*@k: :func:`geo_spectrum_at_k_ci` with the default weights.
+
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> tuple(round(x, 6) for x in geo_spectrum_star_at_k_ci(R, 3))
+    (0.447288, 0.114255, 0.223352, 0.671223)
+    """
     return geo_spectrum_at_k_ci(R, k, confidence=confidence, bounds=bounds, alpha0=alpha0, beta0=beta0)
