@@ -671,23 +671,30 @@ def _count_three_levels(arr: np.ndarray, table: np.ndarray) -> np.ndarray:
     blocks = -(-N // 180)
     width = -(-N // blocks)
     radix = width + 1 + (width + 1) % 2
-    b = (radix - 2) // 2
+    b = np.uint8((radix - 2) // 2)
+    a = np.uint8((1 - int(b)) % 256)
     v = arr.view(np.uint8)
-    f = v * np.uint8(b)
-    f += np.uint8((1 - b) % 256)
-    f *= v
-    if N % width == 0:  # equal blocks: sum contiguous (M * blocks, width) rows, then add the blocks
-        key = f.reshape(M * blocks, width).sum(axis=1, dtype=np.int16).astype(np.int64)
-        q, r = np.divmod(key, radix)
-        n2 = q.reshape(M, blocks).sum(axis=1)
-        n1 = r.reshape(M, blocks).sum(axis=1)
-    else:
-        n1 = np.zeros(M, dtype=np.int64)
-        n2 = np.zeros(M, dtype=np.int64)
-        for start in range(0, N, width):
-            q, r = np.divmod(f[:, start : start + width].sum(axis=1, dtype=np.int16).astype(np.int64), radix)
-            n2 += q
-            n1 += r
+    even = N % width == 0
+    keys = np.empty((M, blocks), dtype=np.int64)
+    # large matrices: cache-sized blocks of rows through one scratch buffer; small ones: one block
+    rows_per = M if M * N <= (1 << 20) else max(1, (1 << 18) // N)
+    scratch = np.empty((min(rows_per, M), N), dtype=np.uint8)
+    for start in range(0, M, rows_per):
+        blk = v[start : start + rows_per]
+        f = scratch[: blk.shape[0]]
+        np.multiply(blk, b, out=f)
+        f += a
+        f *= blk
+        if even:
+            part = f.reshape(-1, width).sum(axis=1, dtype=np.int16).reshape(blk.shape[0], blocks)
+        else:
+            part = np.column_stack(
+                [f[:, j : j + width].sum(axis=1, dtype=np.int16) for j in range(0, N, width)]
+            )
+        keys[start : start + blk.shape[0]] = part
+    q, r = np.divmod(keys, radix)
+    n2 = row_sums(q) if blocks > 1 else q[:, 0]
+    n1 = row_sums(r) if blocks > 1 else r[:, 0]
     table[:, 2] = n2
     table[:, 1] = n1
     table[:, 0] = N - n1 - n2

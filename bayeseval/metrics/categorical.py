@@ -127,6 +127,14 @@ def _posterior_rows(counts: Counts, w: Any, R0: Any) -> _Rows:
     return prepared
 
 
+def _cumsum_cols(a: np.ndarray) -> np.ndarray:
+    """Cumulative sum along a narrow row (a few levels): column adds beat ``cumsum(axis=1)``."""
+    out = a.copy()
+    for j in range(1, a.shape[1]):
+        out[:, j] += out[:, j - 1]
+    return out
+
+
 def bayes_rows(nu: np.ndarray, w: np.ndarray):
     """Dirichlet(nu) posterior mean and variance of the weighted score, per row."""
     T = row_sums(nu)
@@ -165,7 +173,7 @@ def max_point(counts: Counts, w: Any, k: int) -> float:
     if levels.size == 1:
         return offset + scale * float(levels[0])
     n = row_sums(grouped)
-    cum = np.cumsum(grouped, axis=1)[:, :-1]  # trials with reward <= r_l, l < L
+    cum = _cumsum_cols(grouped)[:, :-1]  # trials with reward <= r_l, l < L
     G = log_factorial(int(n.max()))
     ok = cum >= k
     cum_k = np.maximum(cum - k, 0)
@@ -182,7 +190,7 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
     if levels.size == 1:
         return offset + scale * float(levels[0]), 0.0
     delta = np.diff(levels)
-    cum = np.cumsum(grouped, axis=1)
+    cum = _cumsum_cols(grouped)
     total = cum[:, -1:]
     lower = cum[:, :-1]  # nu_{<=l}, l < L
     # nu = counts + prior counts + 1 is integral: Gamma(x) = (x-1)!, read from one log-factorial table
