@@ -1,6 +1,6 @@
 """The ``bayeseval`` command (argument parsing and printing only; the statistics live in the library).
 
-    bayeseval demo            metrics with intervals for the bundled Game of 24 runs
+    bayeseval demo            metrics with intervals, in both scopes, for the bundled Game of 24 runs
 """
 
 from __future__ import annotations
@@ -12,38 +12,31 @@ from pathlib import Path
 
 from . import __version__
 from .io.outcomes import read_outcomes
-from .metrics import reference as ref
+from .results import estimate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
 DEMO_FILE = EXAMPLES / "tot_game24.json"
 
 
-def _demo_rows(path: Path, confidence: float):
+DEMO_METRICS = ("avg", "pass@10", "pass@100", "pass^10", "maj@10")
+
+
+def _demo_rows(path: Path, level: float):
     data = read_outcomes(path)
     rows = []
     for model in data.names():
         counts = data.counts(model)
         published = data.published.get(model, {})
-        specs = [("pass@1", 1), ("pass@10", 10), ("pass@100", 100)]
-        for label, k in specs:
-            if k > counts.N:
-                continue
-            point = ref.pass_at_k(counts, k)
-            mu, sd, lo, hi = ref.pass_at_k_ci(counts, k, confidence=confidence)
-            rows.append((model, label, point, mu, sd, lo, hi, published.get(label)))
-        for label, fn in (("pass^10", ref.pass_hat_k), ("maj@10", ref.maj_at_k)):
-            point = fn(counts, 10)
-            mu, sd, lo, hi = getattr(ref, fn.__name__ + "_ci")(counts, 10, confidence=confidence)
-            rows.append((model, label, point, mu, sd, lo, hi, None))
-        mu, sd, lo, hi = ref.bayes_ci(counts, confidence=confidence)
-        rows.append((model, "Bayes@N", None, mu, sd, lo, hi, None))
+        for metric in DEMO_METRICS:
+            pop = estimate(counts, metric, scope="population", level=level, model=model)
+            bench = estimate(counts, metric, scope="benchmark", level=level, model=model)
+            key = "pass@1" if metric == "avg" else metric
+            rows.append((model, pop.metric, pop.value, published.get(key), pop, bench))
     return data, rows
 
 
-def _fmt(x, pct=True):
-    if x is None:
-        return "-"
-    return f"{100 * x:.1f}" if pct else f"{x:.4f}"
+def _pct(x):
+    return "-" if x is None else f"{100 * x:.1f}"
 
 
 def cmd_demo(args) -> int:
@@ -53,19 +46,22 @@ def cmd_demo(args) -> int:
         return 2
     data, rows = _demo_rows(path, args.level)
     if args.format == "json":
-        keys = ("model", "metric", "estimate", "posterior_mean", "posterior_sd", "lo", "hi", "published")
-        print(json.dumps({"dataset": data.dataset, "level": args.level, "scope": "benchmark",
-                          "interval": "normal", "rows": [dict(zip(keys, r)) for r in rows]}, indent=1))
+        print(json.dumps({
+            "dataset": data.dataset,
+            "rows": [{"model": m, "metric": name, "value": value, "published": pub,
+                      "population": pop.to_dict(), "benchmark": bench.to_dict()}
+                     for m, name, value, pub, pop, bench in rows],
+        }, indent=1))
         return 0
-    pct = int(round(args.level * 100))
+    pct = f"{args.level:.0%}"
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
-    print(f"All numbers in %. estimate = unbiased finite-sample value; mean, sd and the {pct}% interval are the")
-    print("posterior of the latent metric (Beta(1,1) prior per task; scope=benchmark: the 100 tasks are fixed;")
-    print("normal approximation, clipped to [0, 100]).\n")
-    header = ("model", "metric", "estimate", "post. mean", "post. sd", f"{pct}% interval", "published")
+    print("All numbers in %. estimate = the finite-sample value (what papers report); the intervals are")
+    print(f"{pct} exact posterior intervals (hierarchical prior) in two scopes: population = a new task from")
+    print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).\n")
+    header = ("model", "metric", "estimate", "published", f"population {pct}", f"benchmark {pct}")
     table = [header] + [
-        (m, metric, _fmt(pt), _fmt(mu), _fmt(sd), f"[{_fmt(lo)}, {_fmt(hi)}]", _fmt(pub))
-        for m, metric, pt, mu, sd, lo, hi, pub in rows
+        (m, name, _pct(value), _pct(pub), f"[{_pct(pop.lo)}, {_pct(pop.hi)}]", f"[{_pct(bench.lo)}, {_pct(bench.hi)}]")
+        for m, name, value, pub, pop, bench in rows
     ]
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for j, r in enumerate(table):
@@ -73,9 +69,9 @@ def cmd_demo(args) -> int:
         if j == 0:
             print("  ".join("-" * w for w in widths))
     print(
-        "\nRead pass@100 with care: at k = N the latent metric is extrapolated, and for a task never solved in"
-        "\n100 samples the uniform prior still gives about a 50% chance of a success in 100 more. The unbiased"
-        "\nestimate is the number to compare with the paper; the posterior answers a different question."
+        "\nThe intervals are for the latent metric g(p) of each task. For pass@100 with 100 samples per task,"
+        "\nthe estimate counts tasks solved at least once in these samples, while the latent pass@100 of a"
+        "\ntask never solved is small but not zero: the two answer different questions."
     )
     return 0
 
@@ -92,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser(
         "demo",
         help="metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
-        description="Print pass@k, pass^k, maj@k and Bayes@N with intervals for GPT-4 IO and CoT "
-        "on Game of 24 (100 tasks x 100 samples, Yao et al. 2023), beside the published numbers.",
+        description="Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "
+        "benchmark-scope intervals for GPT-4 IO and CoT on Game of 24 (100 tasks x 100 samples, "
+        "Yao et al. 2023), beside the published numbers.",
         epilog="example:\n  bayeseval demo --level 0.9",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -42,7 +42,7 @@ from .. import validate as V
 from ..counts import Counts, distinct_rows, row_sums, to_counts
 from .engine import log_factorial
 
-__all__ = ["prior_table", "bayes_rows", "bayes_moments", "avg_moments", "max_point", "max_moments"]
+__all__ = ["prior_table", "bayes_rows", "bayes_moments", "avg_moments", "max_point", "max_moments", "max_rows", "max_row_points", "posterior_rows"]
 
 
 def prior_table(R0: Any, counts: Counts, K: int) -> np.ndarray:
@@ -108,7 +108,7 @@ class _Rows:
         self.per_level = np.bincount(inverse, minlength=self.levels.size)  # categories per level
 
 
-def _posterior_rows(counts: Counts, w: Any, R0: Any) -> _Rows:
+def posterior_rows(counts: Counts, w: Any, R0: Any) -> "_Rows":
     """Distinct rows of ``nu = n + n0 + 1`` with their frequencies (cached per ``w`` when R0 is None)."""
     table, w = counts.table_for(w)
     if R0 is not None:
@@ -146,7 +146,7 @@ def bayes_rows(nu: np.ndarray, w: np.ndarray):
 
 def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]:
     """Bayes@N: posterior mean and sd of the dataset score."""
-    P = _posterior_rows(counts, w, R0)
+    P = posterior_rows(counts, w, R0)
     mean, var, _ = bayes_rows(P.nu, P.u)
     M = counts.M
     return P.offset + P.scale * float(P.freq @ mean / M), P.scale * float(np.sqrt(P.freq @ var) / M)
@@ -154,7 +154,7 @@ def bayes_moments(counts: Counts, w: Any, R0: Any = None) -> tuple[float, float]
 
 def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
     """avg@N (macro average over questions) and its Bayesian sd rescaled by ``T/n``."""
-    P = _posterior_rows(counts, w, None)
+    P = posterior_rows(counts, w, None)
     rows = P.nu - 1.0
     n = row_sums(rows)
     _, var, T = bayes_rows(P.nu, P.u)
@@ -166,29 +166,23 @@ def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
 def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
     counts.require_k_le_n(k, "max@k")
-    P = _posterior_rows(counts, w, None)
-    offset, scale, levels = P.offset, P.scale, P.levels
-    grouped = (P.grouped - P.per_level).astype(np.int64)  # observed trials per level (the +1 prior removed)
-    freq = P.freq
-    if levels.size == 1:
-        return offset + scale * float(levels[0])
-    n = row_sums(grouped)
-    cum = _cumsum_cols(grouped)[:, :-1]  # trials with reward <= r_l, l < L
-    G = log_factorial(int(n.max()))
-    ok = cum >= k
-    cum_k = np.maximum(cum - k, 0)
-    log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
-    p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
-    per_row = levels[-1] - p_le @ np.diff(levels)
-    return offset + scale * float(freq @ per_row / counts.M)
+    P = posterior_rows(counts, w, None)
+    return P.offset + P.scale * float(P.freq @ max_row_points(P, k) / counts.M)
 
 
 def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, float]:
     """Posterior mean and sd of dataset max@k under the grouped Dirichlet posterior."""
-    P = _posterior_rows(counts, w, R0)
-    offset, scale, levels, grouped, freq = P.offset, P.scale, P.levels, P.grouped, P.freq
+    P = posterior_rows(counts, w, R0)
+    mean_q, var_q = max_rows(P, k)
+    M = counts.M
+    return P.offset + P.scale * float(P.freq @ mean_q / M), P.scale * float(np.sqrt(P.freq @ var_q) / M)
+
+
+def max_rows(P: "_Rows", k: int):
+    """Per distinct row: posterior mean and variance of max@k, in the rescaled units ``u`` of ``P``."""
+    levels, grouped = P.levels, P.grouped
     if levels.size == 1:
-        return offset + scale * float(levels[0]), 0.0
+        return np.full(grouped.shape[0], float(levels[0])), np.zeros(grouped.shape[0])
     delta = np.diff(levels)
     cum = _cumsum_cols(grouped)
     total = cum[:, -1:]
@@ -214,5 +208,20 @@ def max_moments(counts: Counts, w: Any, k: int, R0: Any = None) -> tuple[float, 
             cov = np.where(joint >= ind, 1.0, -1.0) * np.exp(hi) * -np.expm1(np.minimum(joint, ind) - hi)
             var_q += (1.0 if l == m else 2.0) * delta[l] * delta[m] * cov
     np.maximum(var_q, 0.0, out=var_q)
-    M = counts.M
-    return offset + scale * float(freq @ mean_q / M), scale * float(np.sqrt(freq @ var_q) / M)
+    return mean_q, var_q
+
+
+def max_row_points(P: "_Rows", k: int) -> np.ndarray:
+    """Per distinct row: the unbiased max@k (needs ``k <= n``), in the rescaled units ``u`` of ``P``."""
+    levels = P.levels
+    grouped = (P.grouped - P.per_level).astype(np.int64)  # observed trials per level (the +1 prior removed)
+    if levels.size == 1:
+        return np.full(grouped.shape[0], float(levels[0]))
+    n = row_sums(grouped)
+    cum = _cumsum_cols(grouped)[:, :-1]  # trials with reward <= r_l, l < L
+    G = log_factorial(int(n.max()))
+    ok = cum >= k
+    cum_k = np.maximum(cum - k, 0)
+    log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
+    p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
+    return levels[-1] - p_le @ np.diff(levels)

@@ -413,13 +413,37 @@ def batch_moments(counts: Counts, C: np.ndarray, pairs=(), alpha0: float = 1.0, 
     exact and keeps tiny variances accurate; all the needed product
     coefficients go into one beta-binomial expectation of degree ``2k``.
     """
+    return _moments(lambda K, D: betabinom_expect(counts, K, alpha0, beta0, D), C, pairs)
+
+
+def moments_rows(n, s, alpha, beta, C: np.ndarray, pairs=()):
+    """:func:`batch_moments` for explicit rows: ``p ~ Beta(alpha + s, beta + n - s)`` per row.
+
+    ``alpha`` and ``beta`` may be arrays (one prior per row), which is how the
+    hierarchical model evaluates every (hyperparameter grid point, count) pair.
+    """
+    n = np.asarray(n, dtype=np.int64)
+    s = np.asarray(s, dtype=np.int64)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), n.shape)
+    beta = np.broadcast_to(np.asarray(beta, dtype=np.float64), n.shape)
+
+    def expect(K, D):
+        out = np.empty((n.size, D.shape[1]))
+        for blk in _blocks(n.size, K + 1):
+            out[blk] = _betabinom_block(n[blk], s[blk], K, alpha[blk], beta[blk], None) @ D
+        return out
+
+    return _moments(expect, C, pairs)
+
+
+def _moments(expect, C: np.ndarray, pairs):
     k = C.shape[0] - 1
     mean, pick, centred = _endpoint_expect(
-        lambda D: betabinom_expect(counts, k, alpha0, beta0, D), C, parts=True
+        lambda D: expect(k, D), C, parts=True
     )  # centred = E[g] - (chosen endpoint payoff), per state and metric
     S, m = mean.shape
     D, base = _second_moment_plan(C, tuple(tuple(p) for p in pairs))
-    E2 = betabinom_expect(counts, 2 * k, alpha0, beta0, D)
+    E2 = expect(2 * k, D)
     rows = np.arange(S)[:, None]
     var = E2[rows, base[:m] + pick] - centred * centred
     np.maximum(var, 0.0, out=var)
@@ -470,3 +494,42 @@ def cross_moments_states(counts: Counts, g: Bernstein, h: Bernstein, alpha0: flo
         raise ValueError(f"joint moments need metrics of the same degree, got k={g.k} and k={h.k}")
     mean, var, (cov,) = batch_moments(counts, np.column_stack([g.c, h.c]), [(0, 1)], alpha0, beta0)
     return mean[:, 0], mean[:, 1], var[:, 0], var[:, 1], cov
+
+
+def bernstein_eval(c: np.ndarray, p: np.ndarray) -> np.ndarray:
+    r"""Evaluate ``g(p) = sum_j c_j C(k,j) p^j (1-p)^(k-j)`` at an array of ``p``.
+
+    A payoff vector with few steps is summed as
+    ``c_0 + sum_t (c_{t+1} - c_t) P(X >= t+1)`` with the binomial tail
+    ``P(X >= t) = I_p(t, k - t + 1)`` (scipy's regularised incomplete beta);
+    otherwise the binomial probabilities are formed in log space.
+
+    >>> bernstein_eval(np.array([0.0, 1.0, 1.0]), np.array([0.0, 0.5, 1.0])).tolist()   # 1 - (1-p)^2
+    [0.0, 0.75, 1.0]
+    """
+    from scipy.special import betainc
+
+    c = np.asarray(c, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    k = c.size - 1
+    d = np.diff(c)
+    steps = np.flatnonzero(d)
+    if steps.size <= 64:
+        out = np.full(p.shape, c[0])
+        for t in steps.tolist():
+            out += d[t] * betainc(t + 1.0, float(k - t), p)
+        return out
+    G = log_factorial(k)
+    j = np.arange(k + 1)
+    logc = G[k] - G[j] - G[k - j]
+    flat = p.ravel()
+    out = np.empty(flat.size)
+    step = max(1, _CHUNK // (k + 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for start in range(0, flat.size, step):
+            q = flat[start : start + step, None]
+            # 0 * log(0) is 0 here: at p = 0 (p = 1) all the mass sits on j = 0 (j = k)
+            up = np.where(j[None, :] == 0, 0.0, j[None, :] * np.log(q))
+            down = np.where(j[None, :] == k, 0.0, (k - j)[None, :] * np.log1p(-q))
+            out[start : start + step] = np.exp(logc[None, :] + up + down) @ c
+    return out.reshape(p.shape)
