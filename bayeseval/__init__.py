@@ -11,9 +11,11 @@ from .metrics.bulk import all_metrics
 from .metrics.engine import Bernstein
 from .metrics.reference import *  # noqa: F401,F403 - the scorio.eval surface
 from .results import Estimate, Evaluation, estimate, evaluate
+from .compare import Comparison, Ranking, compare, compare_all
+from .plan import Plan, plan
 from .metrics.reference import __all__ as _reference_all
 from .validate import InputTypeError
 
 __version__ = "0.1.0"
 
-__all__ = ["Counts", "to_counts", "Bernstein", "all_metrics", "estimate", "evaluate", "Estimate", "Evaluation", "InputTypeError", "__version__", *_reference_all]
+__all__ = ["Counts", "to_counts", "Bernstein", "all_metrics", "estimate", "evaluate", "Estimate", "Evaluation", "compare", "compare_all", "plan", "Comparison", "Ranking", "Plan", "InputTypeError", "__version__", *_reference_all]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .io.outcomes import read_outcomes
+from .report import text_table
 from .results import estimate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
@@ -63,11 +64,7 @@ def cmd_demo(args) -> int:
         (m, name, _pct(value), _pct(pub), f"[{_pct(pop.lo)}, {_pct(pop.hi)}]", f"[{_pct(bench.lo)}, {_pct(bench.hi)}]")
         for m, name, value, pub, pop, bench in rows
     ]
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for j, r in enumerate(table):
-        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-        if j == 0:
-            print("  ".join("-" * w for w in widths))
+    print(text_table(table[0], table[1:], right=list(range(2, len(header)))))
     print(
         "\nThe intervals are for the latent metric g(p) of each task. For pass@100 with 100 samples per task,"
         "\nthe estimate counts tasks solved at least once in these samples, while the latent pass@100 of a"

@@ -295,6 +295,12 @@ class Counts:
         n_u, s_u, freq, inverse_fn = self._cache["states"]
         return n_u, s_u, freq, inverse_fn
 
+    def take(self, index: Any) -> "Counts":
+        """The questions at ``index`` (positions), in that order, with their ids."""
+        idx = np.asarray(index, dtype=np.int64)
+        return Counts(self.table[idx], None if self.ids is None else self.ids[idx], self.fixed_categories,
+                      _trusted_n=_readonly(self._n[idx]))
+
     def distinct_rows(self):
         """Distinct rows of the count table: ``(rows (U, K), freq (U,))``.
 

@@ -13,9 +13,7 @@ True
 
 from __future__ import annotations
 
-import html
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +21,7 @@ import numpy as np
 
 from . import validate as V
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
+from .report import html_table, text_table
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS"]
 
@@ -250,16 +249,11 @@ class Evaluation:
 
     def __repr__(self) -> str:
         rows = self._rows()
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(lines)
+        return text_table(rows[0], rows[1:])
 
     def _repr_html_(self) -> str:
         rows = self._rows()
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return html_table(rows[0], rows[1:])
 
     def to_inference_data(self, n: int = DEFAULT_DRAWS, seed: int | None = None):
         """ArviZ InferenceData: one posterior variable per metric, dims (chain, draw, model).

@@ -14,21 +14,13 @@ import argparse
 import os
 import platform
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+from _common import best_of, finish  # noqa: E402
 import bayeseval  # noqa: E402
-
-
-def best_of(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(argv=None) -> int:
@@ -51,16 +43,11 @@ def main(argv=None) -> int:
                 for scope in ("benchmark", "population"):
                     cells = []
                     for method in ("normal", "exact", "hdi"):
-                        t = best_of(lambda: bayeseval.estimate(R, metric, scope=scope, prior=prior, interval=method))
+                        t, _ = best_of(lambda: bayeseval.estimate(R, metric, scope=scope, prior=prior, interval=method))
                         cells.append(f"{t:.3f}")
                     lines.append(f"| {metric} | {prior} | {scope} | " + " | ".join(cells) + " |")
         lines.append("")
-    report = "\n".join(lines)
-    print(report)
-    if args.markdown_out:
-        with open(args.markdown_out, "w") as fh:
-            fh.write(report + "\n")
-    return 0
+    return finish("\n".join(lines), args.markdown_out)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import math
 import multiprocessing as mp
 import os
@@ -37,6 +36,8 @@ import numpy as np
 from scipy import integrate, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+from _common import finish  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval  # noqa: E402
 from bayeseval.posterior import Posterior, interval_from_draws  # noqa: E402
@@ -141,13 +142,7 @@ def main(argv=None) -> int:
     cov = {cell: c for cell, c, _ in results}
     wid = {cell: w for cell, _, w in results}
     report = render(cov, wid, tasks, elapsed, args)
-    print(report)
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(report + "\n")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"|".join(map(str, k)): v for k, v in cov.items()}, fh, indent=1)
+    finish(report, args.out, args.json, {"|".join(map(str, k)): v for k, v in cov.items()})
     return 0
 
 

@@ -37,3 +37,14 @@ def test_posterior_exports_example(tmp_path, capsys):
     # the ArviZ summary has one row per metric variable and model
     assert re.search(r"^avg\[gpt-4 IO\]", out, flags=re.M) and re.search(r"^pass@10\[gpt-4 CoT\]", out, flags=re.M)
     assert png.exists() and png.stat().st_size > 10_000
+
+
+def test_compare_game24_example(capsys):
+    """IO beats CoT on pass@1 (7.3 % vs 4.0 %), CoT beats IO on pass@100 (49 % vs 33 %): Tree of Thoughts Table 2."""
+    out = run_example("compare_game24.py", [], capsys)
+    p1, p100 = out.split("== pass@100 ==")
+    assert "IO is better. pass@1: CoT 0.0403 vs IO 0.0734" in p1
+    assert "CoT is better. pass@100: CoT 0.4900 vs IO 0.3300; CoT - IO = +0.1600" in p100
+    # the paired analyses agree on the direction; the exact sign-flip test is deterministic
+    assert re.search(r"sign-flip permutation \(exact\)\s+\+0\.1600\s+-\s+p = 0\.01", p100)
+    assert "questions needed for delta = 0.02" in out

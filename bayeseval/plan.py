@@ -1,0 +1,205 @@
+r"""Planning an evaluation from pilot outcomes: :func:`plan`.
+
+With per-question success probabilities :math:`p_i` and ``N`` trials per
+question, the per-question score :math:`\hat x_i = s_i / N` has
+
+.. math::  \mathrm{Var}(\hat x_i) = \sigma_b^2 + \sigma_w^2 / N, \qquad
+           \sigma_b^2 = \mathrm{Var}(p), \quad \sigma_w^2 = E[p(1-p)],
+
+so the mean over ``M`` questions has standard error
+:math:`\sqrt{(\sigma_b^2 + \sigma_w^2/N)/M}` (Miller, "Adding Error Bars to
+Evals", arXiv:2411.00640, sec. 2.2 and 5).  For a paired comparison the same
+holds for the per-question difference :math:`\hat x_{Ai} - \hat x_{Bi}` with
+:math:`\sigma_b^2 = \mathrm{Var}(p_A - p_B)` and
+:math:`\sigma_w^2 = E[p_A(1-p_A)] + E[p_B(1-p_B)]` (per trial of each model).
+Both components are estimated without bias from a pilot with ``n_i >= 2``:
+:math:`\hat\sigma_w^2 = \mathrm{mean}_i\, s_i(n_i - s_i)/(n_i(n_i-1))` and
+:math:`\hat\sigma_b^2 = \mathrm{Var}_i(\hat x_i) - \mathrm{mean}_i(\hat\sigma^2_{w,i}/n_i)`.
+
+Then, for a two-sided test at ``alpha`` with power ``1 - beta``:
+minimum detectable effect :math:`(z_{1-\alpha/2} + z_{1-\beta})\,SE(M, N)`;
+questions needed for a difference ``delta``:
+:math:`M = (z_{1-\alpha/2} + z_{1-\beta})^2 (\sigma_b^2 + \sigma_w^2/N) / \delta^2`;
+the within-question share of the variance :math:`(\sigma_w^2/N)/(\sigma_b^2 + \sigma_w^2/N)`
+says where more trials per question stop paying off.  The expected width of
+the population-scope credible interval is :math:`2 z_{(1+\ell)/2} SE(M, N)`
+(the Bayesian bootstrap's posterior sd is :math:`SE \sqrt{(M-1)/(M+1)}`).
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> p = rng.beta(2, 2, 400)
+>>> R = (rng.random((400, 8)) < p[:, None]).astype(int)
+>>> pl = plan(R)
+>>> round(pl.sigma_b2, 3), round(pl.sigma_w2, 3)   # population: Var(p) = 0.05, E[p(1-p)] = 0.2
+(0.042, 0.207)
+>>> round(pl.mde(1000, 8), 4), pl.questions_needed(0.05, 8), pl.trials_enough()
+(0.0232, 215, 44)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtri
+
+from . import validate as V
+from .counts import Counts
+from .report import text_table
+
+__all__ = ["plan", "Plan"]
+
+M_GRID = (50, 100, 200, 500, 1000, 2000, 5000)
+N_GRID = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Variance components of a pilot and what they imply for M, N and detectable effects."""
+
+    paired: bool
+    M_pilot: int
+    N_pilot: Any
+    sigma_b2: float
+    sigma_w2: float
+    alpha: float
+    power: float
+    level: float
+    delta: float | None
+
+    @property
+    def z(self) -> float:
+        return float(ndtri(1 - self.alpha / 2) + ndtri(self.power))
+
+    def se(self, M: int, N: int) -> float:
+        """Standard error of the (paired) mean score with M questions and N trials each."""
+        return math.sqrt(max(self.sigma_b2 + self.sigma_w2 / N, 0.0) / M)
+
+    def mde(self, M: int, N: int) -> float:
+        """Minimum detectable (paired) difference at ``alpha`` and ``power``."""
+        return self.z * self.se(M, N)
+
+    def questions_needed(self, delta: float, N: int) -> int:
+        """Questions needed to detect ``delta`` with N trials per question."""
+        delta = V.real(delta, "delta")
+        if delta == 0:
+            raise ValueError("delta must be non-zero")
+        return int(math.ceil(self.z**2 * (self.sigma_b2 + self.sigma_w2 / N) / delta**2))
+
+    def within_share(self, N: int) -> float:
+        """Fraction of the variance of a per-question score that comes from finite trials."""
+        w = self.sigma_w2 / N
+        tot = self.sigma_b2 + w
+        return w / tot if tot > 0 else 0.0
+
+    def trials_enough(self, share: float = 0.1) -> int | None:
+        """Smallest N whose within-question share of the variance is at most ``share``."""
+        if self.sigma_b2 <= 0:
+            return None
+        return max(1, int(math.ceil(self.sigma_w2 * (1 - share) / (share * self.sigma_b2))))
+
+    def interval_width(self, M: int, N: int) -> float:
+        """Expected width of the population-scope credible interval at ``level``."""
+        return 2 * float(ndtri(0.5 + self.level / 2)) * self.se(M, N) * math.sqrt((M - 1) / (M + 1))
+
+    def table(self, Ms=M_GRID, Ns=N_GRID) -> list[dict]:
+        rows = []
+        for N in Ns:
+            for M in Ms:
+                row = {"M": M, "N": N, "se": self.se(M, N), "mde": self.mde(M, N),
+                       "interval_width": self.interval_width(M, N), "within_share": self.within_share(N)}
+                if self.delta is not None:
+                    row["questions_needed"] = self.questions_needed(self.delta, N)
+                rows.append(row)
+        return rows
+
+    def to_frame(self, Ms=M_GRID, Ns=N_GRID):
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.table(Ms, Ns))
+
+    def to_dict(self) -> dict:
+        return {
+            "paired": self.paired, "M_pilot": self.M_pilot, "N_pilot": self.N_pilot, "sigma_b2": self.sigma_b2,
+            "sigma_w2": self.sigma_w2, "alpha": self.alpha, "power": self.power, "level": self.level,
+            "delta": self.delta, "trials_enough": self.trials_enough(), "table": self.table(),
+        }
+
+    def summary(self) -> str:
+        what = "paired difference" if self.paired else "mean score"
+        lines = [
+            f"Pilot: M = {self.M_pilot} questions, N = {self.N_pilot} trials; {what}: between-question variance "
+            f"{self.sigma_b2:.4g}, within-question variance per trial {self.sigma_w2:.4g}.",
+            f"Detectable effects at alpha = {self.alpha:g}, power = {self.power:g}; interval widths at "
+            f"{self.level:.0%}. More trials stop paying off near N = {self.trials_enough()} "
+            "(within-question share of the variance <= 10%).",
+            "",
+        ]
+        Ns = [n for n in N_GRID]
+        head = ["M \\ N"] + [str(n) for n in Ns]
+        rows = [[f"{M}"] + [f"{self.mde(M, n):.4f}" for n in Ns] for M in M_GRID]
+        lines.append("minimum detectable effect")
+        lines.append(text_table(head, rows, right=list(range(1, len(head)))))
+        lines.append("")
+        lines.append("within-question share of the variance: " +
+                     ", ".join(f"N={n}: {self.within_share(n):.0%}" for n in Ns))
+        if self.delta is not None:
+            lines.append(f"questions needed for delta = {self.delta:g}: " +
+                         ", ".join(f"N={n}: {self.questions_needed(self.delta, n)}" for n in Ns))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary()
+
+
+def _components(c: Counts) -> tuple[np.ndarray, np.ndarray]:
+    """Per question: fraction correct and the unbiased estimate of p(1-p)."""
+    n = c.n.astype(np.float64)
+    s = c.successes().astype(np.float64)
+    if (n < 2).any():
+        raise ValueError("plan needs at least 2 trials per question in the pilot to separate the "
+                         "within-question variance from the between-question variance")
+    return s / n, s * (n - s) / (n * (n - 1))
+
+
+def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, level: float = 0.95,
+         delta: float | None = None) -> Plan:
+    """Variance components from pilot outcomes (one model, or a pair on the same questions) and the
+    implied standard errors, minimum detectable effects, questions needed and interval widths.
+
+    Works on 0/1 outcomes with at least two trials per question (metric: the mean score, avg).
+    """
+    from .compare import _as_counts, align
+
+    alpha = V.confidence(alpha, "alpha")
+    power = V.confidence(power, "power")
+    level = V.confidence(level, "level")
+    if delta is not None:
+        delta = V.real(delta, "delta")
+        if delta == 0:
+            raise ValueError("delta must be non-zero")
+    ca = _as_counts(A, "A")
+    if not ca.is_binary:
+        raise ValueError("plan needs 0/1 outcomes")
+    xa, wa = _components(ca)
+    M = ca.M
+    if M < 2:
+        raise ValueError("plan needs at least 2 questions in the pilot")
+    if B is None:
+        x, w_over_n, w = xa, wa / ca.n, wa
+        N = int(ca.n[0]) if not ca.ragged else f"{int(ca.n.min())}-{int(ca.n.max())}"
+        paired = False
+    else:
+        cb = _as_counts(B, "B")
+        if not cb.is_binary:
+            raise ValueError("plan needs 0/1 outcomes")
+        cb, _ = align(ca, cb)
+        xb, wb = _components(cb)
+        x, w_over_n, w = xa - xb, wa / ca.n + wb / cb.n, wa + wb
+        N = int(ca.n[0]) if not (ca.ragged or cb.ragged or ca.n[0] != cb.n[0]) else "mixed"
+        paired = True
+    sigma_b2 = max(float(x.var(ddof=1)) - float(w_over_n.mean()), 0.0)
+    sigma_w2 = float(w.mean())
+    return Plan(paired, M, N, sigma_b2, sigma_w2, alpha, power, level, delta)

@@ -1,0 +1,28 @@
+"""Small helpers shared by the benchmark scripts: timing and writing the report."""
+
+from __future__ import annotations
+
+import json
+import time
+
+
+def best_of(fn, repeats: int = 3):
+    """``(seconds, result)``: the minimum wall time over ``repeats`` calls and the last result."""
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def finish(report: str, markdown_path: str | None = None, json_path: str | None = None, data=None) -> int:
+    """Print the report; write it (and optional JSON data) where asked."""
+    print(report)
+    if markdown_path:
+        with open(markdown_path, "w") as fh:
+            fh.write(report + "\n")
+    if json_path:
+        with open(json_path, "w") as fh:
+            json.dump(data, fh, indent=1)
+    return 0
