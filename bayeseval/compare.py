@@ -71,16 +71,28 @@ def _as_counts(X: Any, name: str) -> Counts:
 
 
 def _first_trials(X: Any) -> np.ndarray | None:
-    """First trial of each question when the input still has trial order (a matrix or list of rows)."""
+    """First observed trial of each question when the input still has trial order.
+
+    Matrices (missing trials masked or NaN) and lists of rows qualify; a
+    :class:`Counts` has no trial order, so "first" is unavailable (None).
+    """
     if isinstance(X, Counts):
         return None
     try:
         if hasattr(X, "iloc"):
-            col = np.asarray(X.iloc[:, 0], dtype=np.float64)
+            arr = np.asarray(X, dtype=np.float64)
+        elif np.ma.isMaskedArray(X):
+            arr = np.ma.filled(np.ma.asarray(X, dtype=np.float64), np.nan)
         elif isinstance(X, np.ndarray):
-            col = np.asarray(X[:, 0] if X.ndim == 2 else X[:1], dtype=np.float64)
+            arr = np.asarray(X, dtype=np.float64)
         else:
+            arr = None
             col = np.asarray([row[0] for row in X], dtype=np.float64)
+        if arr is not None:
+            arr = arr[None, :] if arr.ndim == 1 else arr
+            observed = ~np.isnan(arr)
+            first = observed.argmax(axis=1)
+            col = arr[np.arange(arr.shape[0]), first]
     except (TypeError, ValueError, IndexError):
         return None
     if not np.isin(col, (0.0, 1.0)).all():
@@ -243,7 +255,9 @@ def _mcnemar_2x2(a: np.ndarray, b: np.ndarray, rule: str) -> dict:
     n10, n01 = int(table[0, 1]), int(table[1, 0])
     exact = mcnemar(table, exact=True)
     n = n10 + n01
-    mid = float(exact.pvalue) - (float(stats.binom.pmf(min(n10, n01), n, 0.5)) if n else 0.0)
+    k = min(n10, n01)
+    # mid-p (Fagerland, Lydersen & Laake 2013): 2 P(X <= k) - P(X = k), capped at 1
+    mid = min(1.0, 2 * float(stats.binom.cdf(k, n, 0.5)) - float(stats.binom.pmf(k, n, 0.5))) if n else 1.0
     if n:
         chi = mcnemar(table, exact=False, correction=True)
         chi_stat, chi_p = float(chi.statistic), float(chi.pvalue)
@@ -252,7 +266,7 @@ def _mcnemar_2x2(a: np.ndarray, b: np.ndarray, rule: str) -> dict:
     return {
         "rule": rule, "table": table.tolist(), "a_only": n10, "b_only": n01,
         "exact": {"statistic": float(exact.statistic), "p_value": float(exact.pvalue)},
-        "mid_p": {"statistic": float(min(n10, n01)), "p_value": float(min(1.0, max(mid, 0.0)))},
+        "mid_p": {"statistic": float(k), "p_value": float(mid)},
         "chi2_cc": {"statistic": chi_stat, "p_value": chi_p},
     }
 
@@ -521,7 +535,8 @@ def compare(
     interval : "exact" (draw quantiles), "hdi" or "normal" for ``delta``.
     resamples : bootstrap and permutation resamples (10,000).
     collapse : McNemar for N > 1: "clustered" (Durkalski et al. 2003, all
-        trials, the default), "first" (first trial of each question) or
+        trials, the default), "first" (first observed trial of each question;
+        needs matrices or lists of rows) or
         "majority" (strict majority vote per question); all available
         variants are reported under ``mcnemar["variants"]``.
 
