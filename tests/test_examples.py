@@ -48,3 +48,12 @@ def test_compare_game24_example(capsys):
     # the paired analyses agree on the direction; the exact sign-flip test is deterministic
     assert re.search(r"sign-flip permutation \(exact\)\s+\+0\.1600\s+-\s+p = 0\.01", p100)
     assert "questions needed for delta = 0.02" in out
+
+
+def test_mcmc_tau_bench_example(capsys):
+    pytest.importorskip("pymc")
+    out = run_example("mcmc_tau_bench.py", ["--draws", "1000"], capsys)
+    # tau-bench README leaderboard: pass^1..4 = 0.420, 0.273, 0.220, 0.200
+    assert "unbiased estimates: 0.420 0.273 0.220 0.200" in out
+    assert "benchmark scope): PASS" in out
+    assert re.search(r"^pass\^4\s+0\.1757\s", out, flags=re.M)  # closed-form population scope, hierarchical prior
