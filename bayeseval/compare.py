@@ -50,7 +50,7 @@ from scipy.special import ndtr, ndtri
 
 from . import validate as V
 from .counts import Counts, to_counts
-from .joint import Side, bayesian_bootstrap, population_draws, population_moments
+from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
 from .metrics.engine import batch_points
 from .posterior import METHODS, SCOPES, build, interval_from_draws
 from .report import html_table, text_table
@@ -195,14 +195,17 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
         z0 = float(ndtri(below))
         a = float(f @ dev**3) / (6.0 * den**1.5)  # Efron & Tibshirani (1993), eq. 14.15
         zs = ndtri(np.array([alpha / 2, 1 - alpha / 2]))
-        adj = ndtr(z0 + (z0 + zs) / (1 - a * (z0 + zs)))
+        den_a = 1 - a * (z0 + zs)
+        # where 1 - a (z0 + z) <= 0 the BCa map has left its domain: take the extreme quantile
+        adj = np.where(den_a > 0, ndtr(z0 + (z0 + zs) / np.where(den_a > 0, den_a, 1.0)), np.array([0.0, 1.0]))
         lo, hi = np.quantile(boot, adj)
         bca = (float(lo), float(hi))
     p = (1 + np.count_nonzero(np.abs(boot - est) >= abs(est) - 1e-15 * max(1.0, abs(est)))) / (resamples + 1)
     return {
         "estimate": est, "lo": bca[0], "hi": bca[1], "method": "bca",
         "percentile": {"lo": float(pct[0]), "hi": float(pct[1])}, "bca": {"lo": bca[0], "hi": bca[1]},
-        "p_value": float(min(1.0, p)) if est != 0 else 1.0, "resamples": int(resamples), "se": float(boot.std(ddof=1)),
+        # one distinct difference: the bootstrap distribution is a point and says nothing about the null
+        "p_value": (1.0 if est == 0 else None) if v.size == 1 else float(min(1.0, p)), "resamples": int(resamples), "se": float(boot.std(ddof=1)),
         "bias_correction": z0, "acceleration": a, "_draws": boot,
     }
 
@@ -225,8 +228,8 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
     if v.size == 0:
         return {"statistic": 0.0, "p_value": 1.0, "method": "exact", "resamples": 0}
     tol = 1e-9 * max(1.0, float(np.abs(v) @ f))
-    combos = float(np.prod(f.astype(np.float64) + 1))
-    if combos <= exact_limit:
+    log_combos = float(np.log(f.astype(np.float64) + 1).sum())
+    if log_combos <= math.log(exact_limit):
         # distribution of sum_u v_u (2 X_u - f_u): convolve group by group
         values, probs = np.array([0.0]), np.array([1.0])
         for vu, fu in zip(v, f):
@@ -258,10 +261,10 @@ def _mcnemar_2x2(a: np.ndarray, b: np.ndarray, rule: str) -> dict:
     k = min(n10, n01)
     # mid-p (Fagerland, Lydersen & Laake 2013): 2 P(X <= k) - P(X = k), capped at 1
     mid = min(1.0, 2 * float(stats.binom.cdf(k, n, 0.5)) - float(stats.binom.pmf(k, n, 0.5))) if n else 1.0
-    if n:
+    if n and n10 != n01:
         chi = mcnemar(table, exact=False, correction=True)
         chi_stat, chi_p = float(chi.statistic), float(chi.pvalue)
-    else:
+    else:  # no discordant pairs, or b = c: (|b - c| - 1)^2 would be a positive statistic for no difference
         chi_stat, chi_p = 0.0, 1.0
     return {
         "rule": rule, "table": table.tolist(), "a_only": n10, "b_only": n01,
@@ -579,11 +582,16 @@ def compare(
     notes = []
     xa, xb = question_scores(pa), question_scores(pb)
     if scope == "population" and xa is not None and xb is not None:
-        # Rubin's Bayesian bootstrap of the paired per-question unbiased differences: E[x_Ai - x_Bi | p]
-        # = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps the pairing exactly
-        m_, s_, x = bayesian_bootstrap(xa - xb, draws, rng_bayes)
-        mean, sd, dx = float(m_[0]), float(s_[0]), x[:, 0]
-        basis = "Bayesian bootstrap over questions of the paired per-question differences"
+        # Dirichlet-process posterior over questions of the paired per-question unbiased scores:
+        # E[x_Ai - x_Bi | p] = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps
+        # the pairing exactly; one prior pseudo-question, the same for both models, keeps a handful
+        # of one-sided differences from looking certain
+        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), side_a.c, base_measure(pa), draws, rng_bayes)
+        mean = float(m_[0] - m_[1])
+        sd = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
+        dx = x[:, 0] - x[:, 1]
+        basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question) "
+                 "of the paired per-question scores")
     elif scope == "population":
         mean, sd = population_moments([side_a, side_b], [1.0, -1.0])
         x = population_draws([side_a, side_b], draws, rng_bayes)
@@ -600,7 +608,8 @@ def compare(
         basis = "difference of the two models' independent posteriors over these questions"
     if method == "normal":
         z = float(ndtri(0.5 + level / 2))
-        lo, hi = mean - z * sd, mean + z * sd
+        lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
+        lo, hi = max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
     else:
         lo, hi = interval_from_draws(dx, level, method)
     p_better = float(np.mean(dx > 0) + 0.5 * np.mean(dx == 0))
@@ -763,8 +772,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     probabilities come from joint posterior draws of all models' scores: in
     the population scope one Bayesian bootstrap over questions with shared
     weights (so question difficulty is shared), in the benchmark scope the
-    models' independent posteriors.  Ties between draws are broken by the
-    order of ``models``.
+    models' independent posteriors.  Tied draws are split at random (equally
+    in expectation).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(3)
@@ -796,14 +805,15 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     rng = np.random.default_rng(seed)
     r_joint, r_pairs = rng.spawn(2)
     X = [question_scores(posts[k]) for k in names]
+    sides = [Side(posts[k], k) for k in names]
     if scope == "population" and all(x is not None for x in X):
-        _, _, joint = bayesian_bootstrap(np.column_stack(X), draws, r_joint)
+        _, _, joint = dp_bootstrap(np.column_stack(X), sides[0].c, base_measure(posts[names[0]]), draws, r_joint)
     elif scope == "population":
-        joint = population_draws([Side(posts[k], k) for k in names], draws, r_joint)
+        joint = population_draws(sides, draws, r_joint)
     else:
         joint = np.column_stack([posts[k].draws("benchmark", draws, r) for k, r in zip(names, r_joint.spawn(len(names)))])
     K = len(names)
-    order = np.argsort(-joint, axis=1, kind="stable")
+    order = np.lexsort((r_joint.random(joint.shape), -joint), axis=1)  # ties split at random
     ranks = np.empty_like(order)
     np.put_along_axis(ranks, order, np.arange(1, K + 1)[None, :].repeat(joint.shape[0], 0), axis=1)
     probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, K + 1)], axis=1)  # (K models, K ranks)

@@ -28,10 +28,13 @@ import math
 
 import numpy as np
 
-from .metrics.engine import bernstein_eval
+from .metrics.engine import bernstein_eval, moments_rows
 from .posterior import ATOMS, EXACT_GROUP, Posterior
 
-__all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap"]
+__all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
+           "DP_CONCENTRATION"]
+
+DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
 
 class Side:
@@ -166,3 +169,56 @@ def bayesian_bootstrap(X: np.ndarray, n: int, rng: np.random.Generator) -> tuple
         G = rng.standard_gamma(freq.astype(np.float64), size=(c, rows.shape[0]))
         out[start : start + c] = (G @ rows) / G.sum(axis=1, keepdims=True)
     return mean, sd, out
+
+
+def base_measure(post: Posterior) -> tuple[float, float]:
+    """Beta parameters of the DP base measure: the user's Beta prior, else the uniform Beta(1, 1)."""
+    if post.prior.kind == "beta":
+        return post.prior.alpha0, post.prior.beta0
+    return 1.0, 1.0
+
+
+def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int, rng: np.random.Generator,
+                 alpha: float = DP_CONCENTRATION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Dirichlet-process posterior over questions for the column means of ``X`` (M x K models).
+
+    Rubin's Bayesian bootstrap puts weight only on the observed questions, so
+    one won question and M - 1 ties give ``P(A > B) = 1``.  The posterior of a
+    Dirichlet process with concentration ``alpha`` and base measure ``G0``
+    (Ferguson 1973) adds ``alpha`` prior pseudo-questions drawn from ``G0``:
+
+    .. math::  \theta_m = \frac{\sum_i G_i X_{im} + G_0 Y_m}{\sum_i G_i + G_0}, \qquad
+               G_i \sim \mathrm{Exp}(1),\ G_0 \sim \mathrm{Gamma}(\alpha),\ Y_m = g(q_m),
+
+    with ``q_m ~ Beta(base)`` independently for every model: a weak prior that
+    is the same for all models, so it favours none.  With ``T = M + alpha``,
+    :math:`S_m = \sum_i X_{im}`, :math:`\mu = E[g(q)]`, :math:`\nu = E[g(q)^2]`:
+    :math:`E\theta_m = (S_m + \alpha\mu)/T` and
+    :math:`E[\theta_k\theta_l] = [S_k S_l + \alpha\mu(S_k + S_l) + \alpha(\alpha + 1) E(Y_k Y_l) + \sum_i X_{ik}X_{il}]/(T(T+1))`
+    with :math:`E(Y_k Y_l) = \mu^2` (k != l) or :math:`\nu`.
+    Returns ``(mean (K,), cov (K, K), draws (n, K))``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    X = X[:, None] if X.ndim == 1 else X
+    M, K = X.shape
+    T = M + alpha
+    a0, b0 = base
+    pm_, pv_, _ = moments_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([a0]), np.array([b0]), c[:, None])
+    mu, nu = float(pm_[0, 0]), float(pv_[0, 0] + pm_[0, 0] ** 2)
+    EYY = np.full((K, K), mu * mu)
+    EYY[np.diag_indices(K)] = nu
+    S1 = X.sum(axis=0)
+    second = np.outer(S1, S1) + alpha * mu * (S1[:, None] + S1[None, :]) + alpha * (alpha + 1) * EYY + X.T @ X
+    mean = (S1 + alpha * mu) / T
+    cov = second / (T * (T + 1)) - np.outer(mean, mean)
+    rows, freq = np.unique(X, axis=0, return_counts=True)
+    Y = bernstein_eval(c, rng.beta(a0, b0, size=(n, K)))
+    G0 = rng.standard_gamma(alpha, size=n)
+    out = np.empty((n, K))
+    step = max(1, 4_000_000 // rows.shape[0])
+    for start in range(0, n, step):
+        k = min(step, n - start)
+        G = rng.standard_gamma(freq.astype(np.float64), size=(k, rows.shape[0]))
+        g0 = G0[start : start + k, None]
+        out[start : start + k] = (G @ rows + g0 * Y[start : start + k]) / (G.sum(axis=1, keepdims=True) + g0)
+    return mean, cov, out

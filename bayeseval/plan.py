@@ -75,6 +75,8 @@ class Plan:
 
     def se(self, M: int, N: int) -> float:
         """Standard error of the (paired) mean score with M questions and N trials each."""
+        M = V.integer(M, "M", minimum=1)
+        N = V.integer(N, "N", minimum=1)
         return math.sqrt(max(self.sigma_b2 + self.sigma_w2 / N, 0.0) / M)
 
     def mde(self, M: int, N: int) -> float:
@@ -84,24 +86,28 @@ class Plan:
     def questions_needed(self, delta: float, N: int) -> int:
         """Questions needed to detect ``delta`` with N trials per question."""
         delta = V.real(delta, "delta")
+        N = V.integer(N, "N", minimum=1)
         if delta == 0:
             raise ValueError("delta must be non-zero")
         return int(math.ceil(self.z**2 * (self.sigma_b2 + self.sigma_w2 / N) / delta**2))
 
     def within_share(self, N: int) -> float:
         """Fraction of the variance of a per-question score that comes from finite trials."""
+        N = V.integer(N, "N", minimum=1)
         w = self.sigma_w2 / N
         tot = self.sigma_b2 + w
         return w / tot if tot > 0 else 0.0
 
     def trials_enough(self, share: float = 0.1) -> int | None:
         """Smallest N whose within-question share of the variance is at most ``share``."""
+        share = V.real(share, "share", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         if self.sigma_b2 <= 0:
             return None
         return max(1, int(math.ceil(self.sigma_w2 * (1 - share) / (share * self.sigma_b2))))
 
     def interval_width(self, M: int, N: int) -> float:
         """Expected width of the population-scope credible interval at ``level``."""
+        M = V.integer(M, "M", minimum=2)
         return 2 * float(ndtri(0.5 + self.level / 2)) * self.se(M, N) * math.sqrt((M - 1) / (M + 1))
 
     def table(self, Ms=M_GRID, Ns=N_GRID) -> list[dict]:

@@ -52,7 +52,7 @@ def rejections(A, B, seed) -> dict:
         if c.bootstrap is not None:
             out["bootstrap percentile"] = not (c.bootstrap["percentile"]["lo"] <= 0 <= c.bootstrap["percentile"]["hi"])
             out["bootstrap BCa"] = not (c.bootstrap["bca"]["lo"] <= 0 <= c.bootstrap["bca"]["hi"])
-            out["bootstrap p-value"] = c.bootstrap["p_value"] < ALPHA
+            out["bootstrap p-value"] = c.bootstrap["p_value"] is not None and c.bootstrap["p_value"] < ALPHA
             out["sign-flip permutation"] = c.permutation["p_value"] < ALPHA
             out["Miller paired SE (z)"] = not (c.miller["lo"] <= 0 <= c.miller["hi"])
             out["paired t-test"] = c.t_test is not None and c.t_test["p_value"] < ALPHA

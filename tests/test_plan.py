@@ -91,3 +91,19 @@ def test_plan_bad_input():
         be.plan(R, R[:10])
     d = be.plan(R).to_dict()
     assert {"sigma_b2", "sigma_w2", "table", "trials_enough"} <= set(d)
+
+
+def test_plan_methods_validate_their_arguments():
+    pl = be.plan(pilot(np.random.default_rng(7), 200, 4)[0])
+    for bad in (0, -100, 2.5, "a"):
+        with pytest.raises((ValueError, TypeError), match="M"):
+            pl.mde(bad, 4)
+        with pytest.raises((ValueError, TypeError), match="N"):
+            pl.mde(100, bad)
+    with pytest.raises(ValueError, match="N"):
+        pl.questions_needed(0.05, 0)
+    with pytest.raises(ValueError, match="N"):
+        pl.within_share(0)
+    for bad in (0, 1.5, 1e-300 * 0):
+        with pytest.raises(ValueError, match="share"):
+            pl.trials_enough(bad)
