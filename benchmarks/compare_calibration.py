@@ -1,6 +1,6 @@
 """Calibration of compare(): type-I error under the null, power, and the calibration of P(A > B).
 
-    python benchmarks/compare_calibration.py            # full study (~20-30 min on 2 cores)
+    python benchmarks/compare_calibration.py            # full study (~30 min on 2 cores)
     python benchmarks/compare_calibration.py --quick    # few replicates
     python benchmarks/compare_calibration.py --out benchmarks/results_compare.md
 
@@ -104,12 +104,13 @@ def run_calibration(args):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--reps", type=int, default=1500, help="null replicates per cell (half for M = 1000)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     t0 = time.time()
-    null_reps = 100 if args.quick else 2000
+    null_reps = 100 if args.quick else args.reps
     power_reps = 40 if args.quick else 300
     cal_reps = 100 if args.quick else 1000
     tasks = [(M, N, 0.0, null_reps if M < 1000 else null_reps // 2, 100 + i) for i, (M, N) in

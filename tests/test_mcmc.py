@@ -141,3 +141,12 @@ def test_bad_input():
         mcmc.hierarchical(R * 2)
     with pytest.raises(ValueError, match="unknown metric"):
         mcmc.crosscheck(R, ["pass@@2"])
+
+
+def test_nutpie_sampler_gives_the_same_answer():
+    pytest.importorskip("nutpie")
+    assert mcmc.sampler_name() == "pymc" and mcmc.sampler_name("nutpie") == "nutpie"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mcmc.MCMCWarning)
+        cc = mcmc.crosscheck(R[:20], ["avg", "pass@2"], sampler="nutpie", seed=9)
+    assert cc.sampler == "nutpie" and cc.passed, cc.summary()
