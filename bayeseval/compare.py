@@ -4,8 +4,10 @@ One call answers "is A better than B, by how much, and how sure are we" in
 the three languages reviewers speak:
 
 * **Bayesian** -- the posterior of :math:`\Delta = \theta_A - \theta_B` for
-  any single-payoff engine metric, in the chosen scope (see
-  :mod:`bayeseval.joint`): mean, sd, credible interval, ``P(A > B)``, and with
+  any single-payoff engine metric, in the chosen scope (population: a
+  Dirichlet-process posterior over paired questions; benchmark: the models'
+  independent posteriors; see :mod:`bayeseval.joint`): mean, sd, credible
+  interval, ``P(A > B)``, and with
   ``rope`` the mass below / inside / above the region of practical
   equivalence.  Closed-form moments; seeded draws for the interval.
 * **Resampling** -- a paired bootstrap over questions (percentile and BCa,
@@ -527,9 +529,9 @@ def compare(
         lists of rows, or :class:`Counts`.  Questions are matched by id when
         both have ids; otherwise they must be in the same order.  N may differ.
     metric : "avg", "pass@k", "pass^k", "maj@k", ... or a payoff vector.
-    scope : "population" (default: the questions are a sample; the Bayesian
-        bootstrap over questions uses the same weights for A and B, so the
-        pairing is exploited) or "benchmark" (these questions fixed).
+    scope : "population" (default: the questions are a sample; the posterior
+        over questions uses the same weights for A and B, so the pairing is
+        exploited) or "benchmark" (these questions fixed).
     rope : half-width ``r`` (ROPE ``[-r, r]``) or ``(lo, hi)``: report the
         posterior mass below, inside and above it, and decide by it.
     level : credibility / confidence level of every interval.
@@ -549,8 +551,11 @@ def compare(
     ``verdict``, ``bootstrap``, ``permutation``, ``mcnemar``, ``t_test``,
     ``wilcoxon``, ``miller``, ``effect_size`` and ``estimates`` of each model.
 
-    Formula (population scope): :math:`\Delta = \sum_i W_i (g(p_{Ai}) - g(p_{Bi}))`,
-    ``W ~ Dirichlet(1..1)``; see :mod:`bayeseval.joint`.
+    Formula (population scope): the Dirichlet-process posterior over questions,
+    :math:`\Delta = [\sum_i G_i (x_{Ai} - x_{Bi}) + G_0 (Y_A - Y_B)] / (\sum_i G_i + G_0)`,
+    :math:`G_i \sim \mathrm{Exp}(1)`, :math:`G_0 \sim \mathrm{Gamma}(1)`, with ``x`` the
+    per-question unbiased scores and ``Y = g(q)``, ``q ~ Beta(prior)`` (uniform under the
+    hierarchical prior) for each model; see :func:`bayeseval.joint.dp_bootstrap`.
     """
     scope = _check_choice(scope, "scope", SCOPES)
     method = _check_choice(interval, "interval", METHODS)

@@ -2,24 +2,36 @@ r"""Joint posterior of several models' metrics on the same questions.
 
 Two models answered the same M questions; question difficulty makes their
 per-question scores correlated, and a comparison that ignores the pairing
-wastes most of the data.  The paired population scope puts one Bayesian
-bootstrap over questions on top of every model's per-question posterior,
-with the **same** weights for all models:
+wastes most of the data.  Two constructions share one set of weights over
+questions for all models:
+
+* :func:`dp_bootstrap` (what :func:`bayeseval.compare` uses when every
+  question has an unbiased per-question score): the Dirichlet-process
+  posterior over questions of those scores -- Rubin's Bayesian bootstrap plus
+  one neutral prior pseudo-question.
+* :func:`population_moments` / :func:`population_draws` (the fallback when
+  ``k > n`` leaves no unbiased score): a Bayesian bootstrap over questions on
+  top of every model's per-question posterior,
 
 .. math::  \theta_m = \sum_i W_i\, g(p_{mi}), \qquad W \sim \mathrm{Dirichlet}(1,\dots,1),
 
-so for any contrast :math:`\Delta = \sum_m \lambda_m \theta_m` (``A - B`` is
-``lambda = (1, -1)``), with per-question contrast means :math:`d_i` and
-variances :math:`v_i` given the prior's hyperparameters ``h``,
+  so for any contrast :math:`\Delta = \sum_m \lambda_m \theta_m` (``A - B`` is
+  ``lambda = (1, -1)``), with per-question contrast means :math:`d_i` and
+  variances :math:`v_i` given the prior's hyperparameters ``h``,
 
 .. math::  E[\Delta \mid h] = \bar d, \qquad
    \mathrm{Var}[\Delta \mid h] = \frac{2\sum_i v_i + \sum_i (d_i - \bar d)^2}{M(M+1)},
 
-and the hierarchical prior adds the variance of :math:`\bar d` over its
-hyperposterior (independent per model).  The benchmark scope needs no
-pairing: the models' posteriors are independent given the data.
+  and the hierarchical prior adds the variance of :math:`\bar d` over its
+  hyperposterior (independent per model).  It treats A's and B's latent
+  probabilities on one question as independent, so it is conservative.
 
-Reference: Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1).
+The benchmark scope needs no pairing: the models' posteriors are independent
+given the data.
+
+References: Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1);
+Ferguson (1973), "A Bayesian analysis of some nonparametric problems",
+Ann. Stat. 1(2).
 """
 
 from __future__ import annotations
