@@ -19,8 +19,7 @@ the three languages reviewers speak:
   binomial, mid-p, chi-square with continuity correction; statsmodels), the
   clustered McNemar of Durkalski et al. (2003) for several trials, a paired
   t-test and the Wilcoxon signed-rank test on per-question scores, Miller's
-  paired standard error ("Adding Error Bars to Evals", arXiv:2411.00640,
-  sec. 4) and Cohen's d_z.
+  paired standard error ("Adding Error Bars to Evals", arXiv:2411.00640) and Cohen's d_z.
 
 Per-question scores are the unbiased per-question estimates of the metric
 (for avg: the fraction correct), so the frequentist tests concern the same

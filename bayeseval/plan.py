@@ -8,7 +8,7 @@ question, the per-question score :math:`\hat x_i = s_i / N` has
 
 so the mean over ``M`` questions has standard error
 :math:`\sqrt{(\sigma_b^2 + \sigma_w^2/N)/M}` (Miller, "Adding Error Bars to
-Evals", arXiv:2411.00640, sec. 2.2 and 5).  For a paired comparison the same
+Evals", arXiv:2411.00640).  For a paired comparison the same
 holds for the per-question difference :math:`\hat x_{Ai} - \hat x_{Bi}` with
 :math:`\sigma_b^2 = \mathrm{Var}(p_A - p_B)` and
 :math:`\sigma_w^2 = E[p_A(1-p_A)] + E[p_B(1-p_B)]` (per trial of each model).

@@ -150,7 +150,7 @@ class Posterior:
         return float(ds[0])
 
     def miller_se(self) -> float | None:
-        """Question-clustered standard error of the finite-sample estimate (Miller 2024, Eq. 4).
+        """Question-clustered standard error of the finite-sample estimate (Miller 2024, arXiv:2411.00640).
 
         ``sqrt(sum_i (x_i - xbar)^2 / (M (M - 1)))`` over per-question estimates
         ``x_i``; for GeoSpectrum the per-question gradient of the blend is used
