@@ -65,10 +65,10 @@ DEFAULT_RESAMPLES = 10_000
 
 
 # ----------------------------------------------------------------------------- inputs
-def _as_counts(X: Any, name: str) -> Counts:
+def _as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False) -> Counts:
     if isinstance(X, Counts):
         return X
-    return to_counts(X, name=name)
+    return to_counts(X, missing=missing, ragged=ragged, name=name)
 
 
 def _first_trials(X: Any) -> np.ndarray | None:
@@ -518,6 +518,8 @@ def compare(
     resamples: int = DEFAULT_RESAMPLES,
     collapse: str = "clustered",
     names: tuple = ("A", "B"),
+    missing: Any = None,
+    ragged: bool = False,
     **metric_params,
 ) -> Comparison:
     r"""Compare two models' outcomes on the same questions.
@@ -543,6 +545,9 @@ def compare(
         needs matrices or lists of rows) or
         "majority" (strict majority vote per question); all available
         variants are reported under ``mcnemar["variants"]``.
+    missing, ragged : passed to :func:`bayeseval.to_counts` for both models
+        (e.g. ``missing=np.nan`` for unobserved trials, ``ragged=True`` for
+        lists of rows of different lengths).
 
     Returns
     -------
@@ -568,8 +573,8 @@ def compare(
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     names = tuple(names)
-    ca = _as_counts(A, names[0])
-    cb = _as_counts(B, names[1])
+    ca = _as_counts(A, names[0], missing, ragged)
+    cb = _as_counts(B, names[1], missing, ragged)
     if not ca.is_binary or not cb.is_binary:
         raise ValueError("compare needs 0/1 outcomes for both models (categorical outcomes are not supported yet)")
     first_a, first_b = _first_trials(A), _first_trials(B)
@@ -767,7 +772,7 @@ def _model_dict(models: Any) -> dict:
 def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, level: float = 0.95,
                 seed: int | None = None, prior: Any = None, alpha0: Any = None, beta0: Any = None,
                 test: str = "permutation", draws: int = DEFAULT_DRAWS, resamples: int = DEFAULT_RESAMPLES,
-                **metric_params) -> Ranking:
+                missing: Any = None, ragged: bool = False, **metric_params) -> Ranking:
     """Every pair of models compared, p-values adjusted (Holm, Benjamini-Hochberg), and rank probabilities.
 
     ``models``: dict name -> outcomes (same questions; matched by id when
@@ -798,7 +803,7 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     draws = V.integer(draws, "draws", minimum=100)
     raw = _model_dict(models)
     names = list(raw)
-    counts = {k: _as_counts(v, k) for k, v in raw.items()}
+    counts = {k: _as_counts(v, k, missing, ragged) for k, v in raw.items()}
     base = counts[names[0]]
     for k in names[1:]:
         counts[k], _ = align(base, counts[k], (names[0], k))

@@ -171,7 +171,7 @@ def _components(c: Counts) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, level: float = 0.95,
-         delta: float | None = None) -> Plan:
+         delta: float | None = None, missing: Any = None, ragged: bool = False) -> Plan:
     """Variance components from pilot outcomes (one model, or a pair on the same questions) and the
     implied standard errors, minimum detectable effects, questions needed and interval widths.
 
@@ -186,7 +186,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         delta = V.real(delta, "delta")
         if delta == 0:
             raise ValueError("delta must be non-zero")
-    ca = _as_counts(A, "A")
+    ca = _as_counts(A, "A", missing, ragged)
     if not ca.is_binary:
         raise ValueError("plan needs 0/1 outcomes")
     xa, wa = _components(ca)
@@ -198,7 +198,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         N = int(ca.n[0]) if not ca.ragged else f"{int(ca.n.min())}-{int(ca.n.max())}"
         paired = False
     else:
-        cb = _as_counts(B, "B")
+        cb = _as_counts(B, "B", missing, ragged)
         if not cb.is_binary:
             raise ValueError("plan needs 0/1 outcomes")
         cb, _ = align(ca, cb)

@@ -1107,3 +1107,25 @@ def test_review_fixes_ties_clipping_degenerate_bootstrap_and_chi2():
     d = np.r_[np.zeros(199), 50.0]
     res = paired_bootstrap(d, resamples=2000, level=1 - 1e-9, rng=np.random.default_rng(1))
     assert res["bca"]["hi"] >= res["percentile"]["lo"]
+
+
+def test_missing_trials_and_ragged_rows_pass_through():
+    """NaN-marked or ragged outcomes reach to_counts with the user's flags; the result equals Counts input."""
+    A, B = paired_data(61, 30, 4, shift=0.1)
+    A_nan = A.astype(float)
+    A_nan[:5, 3] = np.nan
+    ca = to_counts(A_nan, missing=np.nan)
+    c1 = compare(A_nan, B, missing=np.nan, seed=2, resamples=500)
+    c2 = compare(ca, to_counts(B), seed=2, resamples=500)
+    assert c1.delta == c2.delta and c1.N == ("3-4", 4)
+    assert c1.mcnemar["variants"]["first"]["table"] == _first_table(A, B)  # first trials all observed
+    with pytest.raises(ValueError, match="missing"):
+        compare(A_nan, B)
+    rows_a = [list(r[: 3 + (i % 2)]) for i, r in enumerate(A)]
+    c3 = compare(rows_a, B, ragged=True, seed=2, resamples=500)
+    assert c3.delta == compare(to_counts(rows_a, ragged=True), to_counts(B), seed=2, resamples=500).delta
+
+
+def _first_table(A, B):
+    a, b = A[:, 0].astype(bool), B[:, 0].astype(bool)
+    return [[int(np.sum(a & b)), int(np.sum(a & ~b))], [int(np.sum(~a & b)), int(np.sum(~a & ~b))]]
