@@ -118,9 +118,13 @@ def align(A: Counts, B: Counts, names=("A", "B")) -> tuple[Counts, np.ndarray | 
             def show(xs):
                 return ", ".join(map(str, xs[:10])) + (f" ... ({len(xs)} in all)" if len(xs) > 10 else "") or "none"
 
+            hint = ""
+            if len(missing_b) == len(ia) and type(ia[0]) is not type(ib[0]):
+                hint = (f" (no id matches: {names[0]}'s ids are {type(ia[0]).__name__}, "
+                        f"{names[1]}'s are {type(ib[0]).__name__})")
             raise ValueError(
                 f"{names[0]} and {names[1]} must cover the same questions: "
-                f"missing in {names[1]}: {show(missing_b)}; missing in {names[0]}: {show(missing_a)}"
+                f"missing in {names[1]}: {show(missing_b)}; missing in {names[0]}: {show(missing_a)}{hint}"
             )
         if (pos == np.arange(pos.size)).all():
             return B, None
@@ -470,6 +474,8 @@ class Comparison:
 def _rope(rope: Any) -> tuple[float, float] | None:
     if rope is None:
         return None
+    if isinstance(rope, np.ndarray) and rope.ndim == 0:
+        rope = rope.item()
     if isinstance(rope, (bool, str)):
         raise V.InputTypeError(f"rope must be a half-width r > 0 or a pair (lo, hi), got {V.describe(rope)}")
     if np.ndim(rope) == 0:

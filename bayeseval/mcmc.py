@@ -238,7 +238,9 @@ class CrossCheck(_Table):
                 "rows": self.rows, "problems": list(self.problems)}
 
 
-def _check_mcmc_args(draws, chains, seed):
+def _check_mcmc_args(draws, chains, seed, tune=None):
+    if tune is not None:
+        V.integer(tune, "tune", minimum=0)
     draws = V.integer(draws, "draws", minimum=10)
     chains = V.integer(chains, "chains", minimum=1)
     seed = 20251104 if seed is None else V.integer(seed, "seed", minimum=0)
@@ -275,7 +277,7 @@ def crosscheck(R: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains: in
     :class:`CrossCheck`; ``.passed`` is the overall verdict.
     """
     pm = _pymc()
-    draws, chains, seed = _check_mcmc_args(draws, chains, seed)
+    draws, chains, seed = _check_mcmc_args(draws, chains, seed, tune)
     C = to_counts(R, w, name="R")
     specs = [(parse(m, **p), p) for m, p in _metric_list(metrics)]
     categorical = w is not None or not C.is_binary
@@ -369,7 +371,7 @@ def hierarchical(R: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains: 
     pm = _pymc()
     from .results import estimate
 
-    draws, chains, seed = _check_mcmc_args(draws, chains, seed)
+    draws, chains, seed = _check_mcmc_args(draws, chains, seed, tune)
     C = to_counts(R, name="R")
     if not C.is_binary:
         raise ValueError("hierarchical models need 0/1 outcomes")
@@ -451,8 +453,11 @@ def paired(A: Any, B: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains
     pm = _pymc()
     from .compare import _as_counts, align, compare
 
-    draws, chains, seed = _check_mcmc_args(draws, chains, seed)
+    draws, chains, seed = _check_mcmc_args(draws, chains, seed, tune)
     level = V.confidence(level, "level")
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(x, str) for x in names)
+            and names[0] != names[1]):
+        raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     ca, cb = _as_counts(A, names[0]), _as_counts(B, names[1])
     if not (ca.is_binary and cb.is_binary):
         raise ValueError("paired() needs 0/1 outcomes for both models")

@@ -1129,3 +1129,14 @@ def test_missing_trials_and_ragged_rows_pass_through():
 def _first_table(A, B):
     a, b = A[:, 0].astype(bool), B[:, 0].astype(bool)
     return [[int(np.sum(a & b)), int(np.sum(a & ~b))], [int(np.sum(~a & b)), int(np.sum(~a & ~b))]]
+
+
+def test_id_type_mismatch_hint_and_zero_d_rope():
+    import pandas as pd
+
+    A = pd.DataFrame(np.ones((3, 2), dtype=int), index=[1, 2, 3])
+    B = pd.DataFrame(np.zeros((3, 2), dtype=int), index=["1", "2", "3"])
+    with pytest.raises(ValueError, match=r"no id matches: A's ids are int64, B's are str"):
+        compare(A, B)
+    c = compare(np.ones((5, 2), dtype=int), np.zeros((5, 2), dtype=int), rope=np.array(0.05), resamples=200)
+    assert (c.rope["lo"], c.rope["hi"]) == (-0.05, 0.05)
