@@ -52,10 +52,9 @@ from scipy.special import ndtr, ndtri
 from . import validate as V
 from .counts import Counts, to_counts
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
-from .metrics.engine import batch_points
 from .posterior import METHODS, SCOPES, build, interval_from_draws
 from .report import html_table, text_table
-from .results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, _check_choice
+from .results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, _check_choice, summarise
 
 __all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "paired_bootstrap", "sign_flip_test",
            "mcnemar_tests", "COLLAPSE"]
@@ -138,16 +137,9 @@ def align(A: Counts, B: Counts, names=("A", "B")) -> tuple[Counts, np.ndarray | 
 
 
 def question_scores(post) -> np.ndarray | None:
-    """Per-question unbiased estimates of the metric, in question order (None where k > n somewhere)."""
-    counts, spec = post.counts, post.spec
-    n_u, s_u, _, inverse = counts.binary_states()
-    if spec.kind == "mean":
-        per_state = s_u / n_u
-    else:
-        if int(counts.n.min()) < spec.k:
-            return None
-        per_state = batch_points(counts, post.C)[:, 0]
-    return per_state[np.asarray(inverse())]
+    """Per-question unbiased estimates of a binary metric, in question order (None where k > n somewhere)."""
+    x = post.state_scores()
+    return None if x is None else x[np.asarray(post.counts.binary_states()[3]())]
 
 
 # ----------------------------------------------------------------------------- resampling tests
@@ -637,15 +629,9 @@ def compare(
                     "above": rope_probs[2]}
     delta = Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis)
 
-    # per-model estimates (same scope, prior and seed)
-    from .results import estimate
-
-    est = {
-        names[0]: estimate(ca, pa.spec, scope=scope, interval=method, level=level, prior=prior, alpha0=alpha0,
-                           beta0=beta0, seed=seed, draws=draws, model=names[0]),
-        names[1]: estimate(cb, pb.spec, scope=scope, interval=method, level=level, prior=prior, alpha0=alpha0,
-                           beta0=beta0, seed=seed, draws=draws, model=names[1]),
-    }
+    # per-model estimates (same scope, prior and seed), from the posteriors built above
+    est = {name: summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=name)
+           for name, post in zip(names, (pa, pb))}
 
     # frequentist analyses on per-question unbiased scores
     boot = perm = ttest = wil = miller = effect = None
@@ -800,7 +786,6 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     """
     from statsmodels.stats.multitest import multipletests
 
-    from .results import estimate
 
     test = _check_choice(test, "test", ("permutation", "bootstrap"))
     scope = _check_choice(scope, "scope", SCOPES)
@@ -815,8 +800,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
         counts[k], _ = align(base, counts[k], (names[0], k))
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}
-    scores = {k: estimate(counts[k], posts[k].spec, scope=scope, level=level, prior=prior, alpha0=alpha0,
-                          beta0=beta0, seed=seed, draws=draws, model=k) for k in names}
+    scores = {k: summarise(posts[k], scope=scope, method=DEFAULT_INTERVAL, level=level, draws=draws, seed=seed,
+                           model=k) for k in names}
     rng = np.random.default_rng(seed)
     r_joint, r_pairs = rng.spawn(2)
     X = [question_scores(posts[k]) for k in names]

@@ -149,36 +149,42 @@ class Posterior:
             return _blend1(ds[0], ds[1], self.lam, 1.0 - self.lam) if 0 < self.lam < 1 else float(ds[0] if self.lam == 1 else ds[1])
         return float(ds[0])
 
+    def state_scores(self) -> np.ndarray | None:
+        """Per count state (or distinct categorical row): the unbiased per-question estimate ``x``.
+
+        None where ``k > n`` for some question.  For GeoSpectrum, the
+        per-question gradient of the blend (delta method), so that the mean of
+        ``x`` moves like the dataset-level estimate.
+        """
+        M, spec, f = self.M, self.spec, self.freq
+        if spec.kind == "mean":
+            if not hasattr(self, "rows"):
+                return self.s_u / self.n_u
+            rows = self.rows.nu - 1.0
+            return self._to_units((rows @ self.rows.u) / rows.sum(axis=1))
+        if int(self.counts.n.min()) < spec.k:
+            return None
+        if spec.kind == "max":
+            return self._to_units(cat.max_row_points(self.rows, spec.k))
+        P = batch_points(self.counts, self.C)
+        if spec.kind != "geospectrum":
+            return P[:, 0]
+        ds = f @ P / M
+        lam = self.lam
+        gx = lam * _geo(ds[:1], ds[1:], lam)[0] / ds[0] if ds[0] > 0 and lam > 0 else 0.0
+        gy = (1 - lam) * _geo(ds[:1], ds[1:], lam)[0] / ds[1] if ds[1] > 0 and lam < 1 else 0.0
+        return gx * P[:, 0] + gy * P[:, 1]
+
     def miller_se(self) -> float | None:
         """Question-clustered standard error of the finite-sample estimate (Miller 2024, arXiv:2411.00640).
 
-        ``sqrt(sum_i (x_i - xbar)^2 / (M (M - 1)))`` over per-question estimates
-        ``x_i``; for GeoSpectrum the per-question gradient of the blend is used
-        (delta method).  None when M < 2 or the estimate is undefined.
+        ``sqrt(sum_i (x_i - xbar)^2 / (M (M - 1)))`` over the per-question
+        estimates of :meth:`state_scores`.  None when M < 2 or the estimate is undefined.
         """
-        M, spec, f = self.M, self.spec, self.freq
-        if M < 2:
+        M, f = self.M, self.freq
+        x = self.state_scores() if M >= 2 else None
+        if x is None:
             return None
-        if spec.kind == "mean":
-            rows = self.rows.nu - 1.0 if hasattr(self, "rows") else None
-            if rows is None:
-                x = self.s_u / self.n_u
-            else:
-                x = self._to_units((rows @ self.rows.u) / rows.sum(axis=1))
-        elif int(self.counts.n.min()) < spec.k:
-            return None
-        elif spec.kind == "max":
-            x = self._to_units(cat.max_row_points(self.rows, spec.k))
-        else:
-            P = batch_points(self.counts, self.C)
-            if spec.kind == "geospectrum":
-                ds = f @ P / M
-                lam = self.lam
-                gx = lam * _geo(ds[:1], ds[1:], lam)[0] / ds[0] if ds[0] > 0 and lam > 0 else 0.0
-                gy = (1 - lam) * _geo(ds[:1], ds[1:], lam)[0] / ds[1] if ds[1] > 0 and lam < 1 else 0.0
-                x = gx * P[:, 0] + gy * P[:, 1]
-            else:
-                x = P[:, 0]
         xbar = f @ x / M
         return float(math.sqrt(max(f @ (x - xbar) ** 2, 0.0) / (M * (M - 1))))
 

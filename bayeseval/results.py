@@ -196,6 +196,12 @@ def estimate(
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
     post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, **metric_params)
+    return summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=model)
+
+
+def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
+              model: str | None = None) -> Estimate:
+    """The :class:`Estimate` of an already-built posterior (arguments already validated)."""
     mean, sd = post.moments(scope)
     lo, hi = _interval(post, scope, level, method, draws, seed)
     n = post.counts.n

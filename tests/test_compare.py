@@ -472,6 +472,7 @@ def test_one_won_question_is_not_certain():
     c = compare(A, B, seed=1)
     assert c.permutation["p_value"] == 1.0 and c.mcnemar["p_value"] == 1.0
     assert c.verdict == "no clear difference" and 0.5 < c.p_a_better < 0.95 and c.delta.lo < 0
+    assert round(c.p_a_better, 2) == 0.89  # the README's number (default seed-1 draws)
     one = compare(np.array([[1]]), np.array([[0]]), seed=1)  # one question
     assert one.p_a_better < 0.95 and one.bootstrap["p_value"] is None
 
