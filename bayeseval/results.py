@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import json
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,7 @@ class Estimate:
     prior: str
     model: str | None = None
     miller_se: float | None = None
+    dataset: str | None = None
     draws_n: int | None = None
     seed: int | None = None
     _post: Posterior | None = field(default=None, repr=False)
@@ -111,6 +113,7 @@ class Estimate:
             "sd": num(self.sd), "lo": num(self.lo), "hi": num(self.hi), "level": self.level, "scope": self.scope,
             "interval": self.method, "prior": self.prior, "M": self.M, "N": self.N if isinstance(self.N, int) else list(self.N),
             "miller_se": num(self.miller_se), "draws": self.draws_n, "seed": self.seed,
+            **({"dataset": self.dataset} if self.dataset is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -289,19 +292,22 @@ class Evaluation:
         )
 
 
-def _models(models: Any) -> dict:
+def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any]]:
+    """(dataset, model, outcomes, category weights) for each run of ``models``."""
     if isinstance(models, dict):
         if not models:
             raise ValueError("models must name at least one model")
-        return dict(models)
-    if hasattr(models, "names") and hasattr(models, "counts"):  # an OutcomeFile
-        return {name: models.counts(name) for name in models.names()}
-    return {None: models}
+        return [(None, name, R, None) for name, R in models.items()]
+    if hasattr(models, "_runs") and hasattr(models, "datasets"):  # an OutcomeSet
+        several = len(models.datasets) > 1
+        return [(run.dataset if several else None, run.model, run.counts(), run.weights) for run in models]
+    return [(None, None, models, None)]
 
 
 def evaluate(models: Any, metrics: Any = ("avg",), **kwargs) -> Evaluation:
     """Estimate several metrics for several models: a dict ``name -> outcome matrix``, an
-    outcome file (:class:`~bayeseval.io.OutcomeFile`) or one matrix; ``metrics`` is a list of
+    :class:`~bayeseval.io.OutcomeSet` (its category weights are used unless ``w=`` is given; with
+    several datasets each estimate carries its ``dataset``) or one matrix; ``metrics`` is a list of
     metric names or ``(name, params)`` pairs.  Keyword arguments go to :func:`estimate`.
 
     >>> import numpy as np
@@ -313,10 +319,12 @@ def evaluate(models: Any, metrics: Any = ("avg",), **kwargs) -> Evaluation:
     if isinstance(metrics, (str, bytes)) or not hasattr(metrics, "__iter__"):
         metrics = [metrics]
     out = []
-    for name, data in _models(models).items():
+    for dataset, name, data, weights in _runs(models):
+        base = dict(kwargs) if weights is None or "w" in kwargs else {**kwargs, "w": weights}
         for m in metrics:
             if isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], dict):
-                out.append(estimate(data, m[0], model=name, **{**kwargs, **m[1]}))
+                e = estimate(data, m[0], model=name, **{**base, **m[1]})
             else:
-                out.append(estimate(data, m, model=name, **kwargs))
+                e = estimate(data, m, model=name, **base)
+            out.append(e if dataset is None else dataclasses.replace(e, dataset=dataset))
     return Evaluation(out)

@@ -1,5 +1,6 @@
-"""Reading and writing outcome data."""
+"""Reading and writing outcome data: every loader returns a labelled :class:`OutcomeSet`."""
 
-from .outcomes import OutcomeFile, read_outcomes, write_outcomes
+from .outcomeset import OutcomeSet, Run
+from .outcomes import read_outcomes, write_outcomes
 
-__all__ = ["OutcomeFile", "read_outcomes", "write_outcomes"]
+__all__ = ["OutcomeSet", "Run", "read_outcomes", "write_outcomes"]

@@ -9,129 +9,167 @@ Format ``bayeseval-outcomes/1``::
       "models": {
         "<model>": {
           "questions": ["id0", "id1", ...],          (one id per row)
-          "outcomes": ["0100...", "1", ...]          (one string per row, one digit
-                                                      per trial: category 0..9,
-                                                      "." for a missing trial)
+          "outcomes": ["0100...", [3, 10, null], ...],
+                                                     (one entry per row: a string with
+                                                      one digit per trial, category 0..9,
+                                                      "." for a missing trial; or a list
+                                                      of integers, null = missing)
+          "weights": [1, 2, ..., 10],                (optional: value of category 0..C)
+          "dataset": "...",                          (optional: overrides the file's)
+          "model": "..."                             (optional: the model's name when the
+                                                      key differs, e.g. "<dataset>/<model>"
+                                                      for a model run on several datasets)
         }, ...
       }
     }
 
 Rows may have different lengths (ragged).  Digits keep the file small and
-diff-able: 100 x 100 binary outcomes take 10 kB.
+diff-able: 100 x 100 binary outcomes take 10 kB.  Reading gives an
+:class:`~bayeseval.io.OutcomeSet`.
 
->>> import io, json
->>> f = OutcomeFile(models={"m": (["q1", "q2"], ["101", "1."])})
->>> f.counts("m").n.tolist()
+>>> s = parse_outcomes({"format": "bayeseval-outcomes/1", "dataset": "d",
+...                     "models": {"m": {"questions": ["q1", "q2"], "outcomes": ["101", [1, None]]}}})
+>>> s.counts("m").n.tolist()
 [3, 1]
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..counts import Counts, to_counts
+from .outcomeset import OutcomeSet, Run
 
-__all__ = ["OutcomeFile", "read_outcomes", "write_outcomes", "encode_rows"]
+__all__ = ["read_outcomes", "write_outcomes", "parse_outcomes", "encode_rows", "FORMAT"]
 
 FORMAT = "bayeseval-outcomes/1"
 
 
-@dataclass
-class OutcomeFile:
-    """Outcome rows per model plus the provenance needed to cite them."""
-
-    models: dict  # name -> (question ids, list of digit strings)
-    dataset: str = ""
-    source: str = ""
-    license: str = ""
-    notes: str = ""
-    published: dict = field(default_factory=dict)
-
-    def names(self) -> list[str]:
-        return list(self.models)
-
-    def matrix(self, model: str) -> np.ndarray:
-        """Float matrix with NaN for missing trials (rows padded to the longest)."""
-        _, rows = self._get(model)
-        width = max(len(r) for r in rows)
-        out = np.full((len(rows), width), np.nan)
-        for i, r in enumerate(rows):
-            for j, ch in enumerate(r):
-                if ch != ".":
-                    out[i, j] = int(ch)
-        return out
-
-    def counts(self, model: str) -> Counts:
-        """The model's outcomes as :class:`~bayeseval.Counts` with question ids."""
-        ids, _ = self._get(model)
-        return to_counts(self.matrix(model), missing=np.nan, ids=ids)
-
-    def _get(self, model: str):
-        if model not in self.models:
-            raise KeyError(f"no model {model!r} in this outcome file; it has {self.names()}")
-        return self.models[model]
+def _row(row: Any, where: str) -> list:
+    if isinstance(row, str) and row and all(ch in "0123456789." for ch in row):
+        return [np.nan if ch == "." else int(ch) for ch in row]
+    if isinstance(row, list) and row and all(v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+                                             for v in row):
+        return [np.nan if v is None else v for v in row]
+    raise ValueError(f"{where}: outcomes must be a string of digits or '.', or a list of non-negative integers "
+                     f"or null, got {json.dumps(row)[:60]}")
 
 
-def _parse(data: Any, where: str) -> OutcomeFile:
+def parse_outcomes(data: Any, where: str = "outcome file") -> OutcomeSet:
+    """A decoded ``bayeseval-outcomes/1`` document -> :class:`OutcomeSet` (errors name ``where`` and the field)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{where}: not a {FORMAT} file (missing or different 'format' field)")
     models = data.get("models")
     if not isinstance(models, dict) or not models:
         raise ValueError(f"{where}: field 'models' must be a non-empty object")
-    parsed = {}
+    published = data.get("published", {}) or {}
+    if not isinstance(published, dict):
+        raise ValueError(f"{where}: field 'published' must be an object {{model: {{metric: value}}}}")
+    runs = []
     for name, entry in models.items():
+        at = f"{where}: models[{name!r}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{at}: must be an object with 'questions' and 'outcomes'")
         ids, rows = entry.get("questions"), entry.get("outcomes")
         if not isinstance(ids, list) or not isinstance(rows, list) or len(ids) != len(rows) or not rows:
-            raise ValueError(f"{where}: model {name!r}: 'questions' and 'outcomes' must be lists of equal length")
-        for i, row in enumerate(rows):
-            if not isinstance(row, str) or not row or any(ch not in "0123456789." for ch in row):
-                raise ValueError(f"{where}: model {name!r}, row {i}: outcomes must be a string of digits or '.'")
-        parsed[name] = (ids, rows)
-    return OutcomeFile(
-        models=parsed,
-        dataset=data.get("dataset", ""),
-        source=data.get("source", ""),
-        license=data.get("license", ""),
-        notes=data.get("notes", ""),
-        published=data.get("published", {}),
-    )
+            raise ValueError(f"{at}: 'questions' and 'outcomes' must be non-empty lists of equal length")
+        if len(set(map(str, ids))) != len(ids):
+            raise ValueError(f"{at}: 'questions' has duplicate ids")
+        parsed = [_row(r, f"{at}.outcomes[{i}]") for i, r in enumerate(rows)]
+        width = max(len(r) for r in parsed)
+        matrix = np.full((len(parsed), width), np.nan)
+        for i, r in enumerate(parsed):
+            matrix[i, : len(r)] = r
+        weights = entry.get("weights")
+        if weights is not None:
+            if (not isinstance(weights, list) or len(weights) < 2
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in weights)):
+                raise ValueError(f"{at}.weights: must be a list of at least two numbers (one per category)")
+            top = np.nanmax(matrix)
+            if top >= len(weights):
+                raise ValueError(f"{at}.weights: has {len(weights)} entries but an outcome is category {int(top)}")
+        meta = {"published": published.get(name, {})}  # keyed like 'models'
+
+        runs.append(Run(str(entry.get("dataset", data.get("dataset", "")) or "dataset"), str(entry.get("model", name)),
+                        ids, matrix, weights=weights, meta=meta))
+    return OutcomeSet(runs, source=data.get("source", ""), license=data.get("license", ""),
+                      notes=data.get("notes", ""))
 
 
-def read_outcomes(path: str | Path) -> OutcomeFile:
+def read_outcomes(path: str | Path) -> OutcomeSet:
     """Read a compact outcome file; malformed files raise ValueError naming the file and field."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    return _parse(data, str(path))
+    return parse_outcomes(data, str(path))
 
 
-def encode_rows(rows) -> list[str]:
-    """Rows of 0..9 outcomes (NaN or None = missing) -> digit strings."""
+def encode_rows(rows) -> list:
+    """Rows of outcomes (NaN or None = missing) -> digit strings, or integer lists where a category exceeds 9."""
     out = []
     for row in rows:
-        out.append("".join("." if v is None or (isinstance(v, float) and np.isnan(v)) else str(int(v)) for v in row))
+        vals = [None if v is None or (isinstance(v, float) and np.isnan(v)) else int(v) for v in row]
+        if all(v is None or v <= 9 for v in vals):
+            out.append("".join("." if v is None else str(v) for v in vals))
+        else:
+            out.append(vals)
     return out
 
 
-def write_outcomes(path: str | Path, outcome_file: OutcomeFile) -> None:
-    """Write a compact outcome file (one model entry per line for readable diffs)."""
+def _trim(row: np.ndarray) -> np.ndarray:
+    """Drop the padding (trailing NaN) of a ragged row; an all-missing row keeps one missing trial."""
+    seen = np.nonzero(~np.isnan(row))[0]
+    return row[: seen[-1] + 1] if seen.size else row[:1]
+
+
+def _dumps(doc: dict) -> str:
+    """JSON with one line per question row (compact rows, readable diffs)."""
+    c = lambda v: json.dumps(v, separators=(", ", ": "))  # noqa: E731
+    head = [f" {c(k)}: {c(v)}" for k, v in doc.items() if k != "models"]
+    models = []
+    for key, entry in doc["models"].items():
+        fields = [f"   {c(k)}: {c(v)}" for k, v in entry.items() if k not in ("questions", "outcomes")]
+        fields.append('   "questions": ' + c(entry["questions"]))
+        fields.append('   "outcomes": [\n' + ",\n".join("    " + c(r) for r in entry["outcomes"]) + "\n   ]")
+        models.append(f"  {c(key)}: {{\n" + ",\n".join(fields) + "\n  }")
+    return "{\n" + ",\n".join(head + [' "models": {\n' + ",\n".join(models) + "\n }"]) + "\n}\n"
+
+
+def write_outcomes(path: str | Path, outcomes: OutcomeSet) -> None:
+    """Write an :class:`OutcomeSet` as a compact outcome file (one question row per line).
+
+    A model run on several datasets is keyed ``"<dataset>/<model>"`` (with ``"model"`` and
+    ``"dataset"`` fields); ``published`` uses the same keys.
+    """
+    datasets = outcomes.datasets
+    models, published = {}, {}
+    for run in outcomes:
+        entry = {}
+        key = run.model
+        if len(datasets) > 1:
+            entry["dataset"] = run.dataset
+            if sum(r.model == run.model for r in outcomes) > 1:
+                key = f"{run.dataset}/{run.model}"
+                entry["model"] = run.model
+        if run.weights is not None:
+            entry["weights"] = [int(v) if float(v).is_integer() else float(v) for v in run.weights]
+        entry["questions"] = list(run.ids)
+        entry["outcomes"] = encode_rows([_trim(r) for r in run.matrix])
+        models[key] = entry
+        if run.meta.get("published"):
+            published[key] = run.meta["published"]
     doc = {
         "format": FORMAT,
-        "dataset": outcome_file.dataset,
-        "source": outcome_file.source,
-        "license": outcome_file.license,
-        "notes": outcome_file.notes,
-        "published": outcome_file.published,
-        "models": {
-            name: {"questions": list(ids), "outcomes": list(rows)}
-            for name, (ids, rows) in outcome_file.models.items()
-        },
+        "dataset": datasets[0] if len(datasets) == 1 else "",
+        "source": outcomes.source,
+        "license": outcomes.license,
+        "notes": outcomes.notes,
+        "published": published,
+        "models": models,
     }
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    Path(path).write_text(_dumps(doc), encoding="utf-8")

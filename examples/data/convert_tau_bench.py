@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from bayeseval.io.outcomes import OutcomeFile, encode_rows, write_outcomes
+from bayeseval.io import OutcomeSet, Run, write_outcomes
 
 
 def main(path: str) -> None:
@@ -22,14 +22,14 @@ def main(path: str) -> None:
     assert len(grid) == len(records) == len(tasks) * len(trials), "one reward per (task, trial)"
     assert all(v in (0.0, 1.0) for v in grid.values()), "rewards are 0/1"
     rows = [[int(grid[t, j]) for j in trials] for t in tasks]
-    out = OutcomeFile(
-        dataset="tau-bench airline, gpt-4o tool-calling agent (50 tasks x 4 trials)",
+    published = {"pass^1": 0.420, "pass^2": 0.273, "pass^3": 0.220, "pass^4": 0.200}
+    out = OutcomeSet(
+        [Run("tau-bench airline, gpt-4o tool-calling agent (50 tasks x 4 trials)", "gpt-4o",
+             [str(t) for t in tasks], rows, meta={"published": published})],
         source="sierra-research/tau-bench @ 59a200c6, historical_trajectories/gpt-4o-airline.json "
         "(Yao et al., tau-bench, arXiv:2406.12045)",
         license="MIT License, Copyright (c) 2024 Sierra",
         notes="1 = the trial's reward is 1 (task solved). Trials 0..3 in order.",
-        published={"gpt-4o": {"pass^1": 0.420, "pass^2": 0.273, "pass^3": 0.220, "pass^4": 0.200}},
-        models={"gpt-4o": ([str(t) for t in tasks], encode_rows(rows))},
     )
     write_outcomes(Path(__file__).with_name("tau_bench_airline.json"), out)
 

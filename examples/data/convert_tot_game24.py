@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from bayeseval.io.outcomes import OutcomeFile, encode_rows, write_outcomes
+from bayeseval.io import OutcomeSet, Run, write_outcomes
 
 
 def main(folder: str) -> None:
@@ -24,18 +24,19 @@ def main(folder: str) -> None:
     cot_rows = [[int(info["r"]) for info in task["infos"]] for task in cot_log]
     assert [t["idx"] for t in io_log] == [t["idx"] for t in cot_log], "IO and CoT must cover the same tasks"
     ids = [str(t["idx"]) for t in io_log]
-    out = OutcomeFile(
-        dataset="Game of 24, tasks 900-999 (Tree of Thoughts, Table 2)",
+    dataset = "Game of 24, tasks 900-999 (Tree of Thoughts, Table 2)"
+    published = {
+        "gpt-4 IO": {"pass@1": 0.073, "pass@100": 0.33},
+        "gpt-4 CoT": {"pass@1": 0.040, "pass@100": 0.49},
+    }
+    rows = {"gpt-4 IO": io_rows, "gpt-4 CoT": cot_rows}
+    out = OutcomeSet(
+        [Run(dataset, m, ids, rows[m], meta={"published": published[m]}) for m in rows],
         source="princeton-nlp/tree-of-thought-llm @ ab400345, logs/game24/ "
         "(Yao et al., Tree of Thoughts, NeurIPS 2023, arXiv:2305.10601)",
         license="MIT License, Copyright (c) 2023 Shunyu Yao",
         notes="GPT-4, temperature 0.7, 100 samples per task; 1 = the sample solves the task. "
         "IO from accs, CoT from infos[j]['r'].",
-        published={
-            "gpt-4 IO": {"pass@1": 0.073, "pass@100": 0.33},
-            "gpt-4 CoT": {"pass@1": 0.040, "pass@100": 0.49},
-        },
-        models={"gpt-4 IO": (ids, encode_rows(io_rows)), "gpt-4 CoT": (ids, encode_rows(cot_rows))},
     )
     write_outcomes(Path(__file__).with_name("tot_game24.json"), out)
 

@@ -1,0 +1,266 @@
+"""The labelled outcome set: dataset x model x question id x trial.
+
+Every loader in :mod:`bayeseval.io` returns an :class:`OutcomeSet`.  It keeps
+what a bare matrix loses: which model and dataset a row belongs to, the
+question ids (so two models are paired on the same questions, not on row
+positions), ragged trials (a failed request is a missing trial, not a wrong
+one), category weights (grades 1..10, partial credit) and the numbers the
+evaluation tool itself reported, so a report can show them side by side.
+
+Each (dataset, model) pair is one :class:`Run`: question ids plus a float
+matrix with one row per question and NaN for a missing trial.
+
+>>> import numpy as np
+>>> s = OutcomeSet.from_arrays({"a": [[1, 0, 1], [0, 0, 1]], "b": [[1, 1], [0]]}, ids=["q1", "q2"], dataset="demo",
+...                            ragged=True)
+>>> s.models, s.datasets
+(['a', 'b'], ['demo'])
+>>> s.counts("b").n.tolist()
+[2, 1]
+>>> s.to_frame().head(3).to_dict("records")
+[{'dataset': 'demo', 'model': 'a', 'question': 'q1', 'trial': 0, 'score': 1.0}, {'dataset': 'demo', 'model': 'a', 'question': 'q1', 'trial': 1, 'score': 0.0}, {'dataset': 'demo', 'model': 'a', 'question': 'q1', 'trial': 2, 'score': 1.0}]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+from ..counts import Counts, to_counts
+
+__all__ = ["Run", "OutcomeSet"]
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class Run:
+    """One model's outcomes on one dataset.
+
+    ``matrix[i, j]`` is trial ``j`` of question ``ids[i]``: a category
+    ``0..C`` (``0/1`` for correct/incorrect) or NaN where the trial is missing.
+    ``weights[c]`` is the value of category ``c`` (None for binary outcomes).
+    ``reported`` holds the metrics the evaluation tool printed (name -> value,
+    in the tool's units); ``meta`` holds provenance (files, version, mode,
+    published values).
+    """
+
+    dataset: str
+    model: str
+    ids: tuple
+    matrix: np.ndarray
+    weights: np.ndarray | None = None
+    reported: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        m = _readonly(self.matrix)
+        if m.ndim != 2 or m.shape[0] != len(self.ids):
+            raise ValueError(
+                f"run {self.dataset}/{self.model}: matrix must be 2-D with one row per question id "
+                f"({len(self.ids)} ids), got shape {m.shape}")
+        object.__setattr__(self, "matrix", m)
+        object.__setattr__(self, "ids", tuple(self.ids))
+        if self.weights is not None:
+            object.__setattr__(self, "weights", _readonly(self.weights))
+
+    @property
+    def M(self) -> int:
+        return self.matrix.shape[0]
+
+    @property
+    def n(self) -> np.ndarray:
+        """Observed trials per question."""
+        return (~np.isnan(self.matrix)).sum(axis=1)
+
+    def counts(self) -> Counts:
+        """Per-question counts with the question ids attached (missing trials dropped)."""
+        K = None if self.weights is None else len(self.weights)
+        return to_counts(self.matrix, missing=np.nan, ids=list(self.ids), categories=K, name=self.model)
+
+    def __repr__(self) -> str:
+        n = self.n
+        N = str(int(n[0])) if n.size and n.min() == n.max() else f"{int(n.min())}..{int(n.max())}"
+        w = "" if self.weights is None else f", {len(self.weights)} categories"
+        return f"<Run {self.dataset}/{self.model}: {self.M} questions x {N} trials{w}>"
+
+
+class OutcomeSet:
+    """Outcomes of several models (and datasets), labelled by question id and trial.
+
+    Build one with a loader (:func:`bayeseval.io.load`, :meth:`from_arrays`,
+    :func:`~bayeseval.io.from_long`, :func:`~bayeseval.io.read_aisbench`, ...);
+    pass it to :func:`bayeseval.evaluate` or index it by model name.
+    """
+
+    def __init__(self, runs: Iterable[Run] = (), *, source: str = "", license: str = "", notes: str = "",
+                 warnings: Iterable[str] = ()):
+        self._runs: dict[tuple[str, str], Run] = {}
+        for run in runs:
+            key = (run.dataset, run.model)
+            if key in self._runs:
+                raise ValueError(f"two runs for dataset {run.dataset!r}, model {run.model!r}")
+            self._runs[key] = run
+        self.source = source
+        self.license = license
+        self.notes = notes
+        self.warnings = list(warnings)
+
+    # construction ---------------------------------------------------------
+    @classmethod
+    def from_arrays(cls, models: dict, *, ids: Any = None, dataset: str = "dataset", weights: Any = None,
+                    missing: Any = None, ragged: bool = False) -> "OutcomeSet":
+        """``{model: outcome matrix or list of rows}`` -> OutcomeSet (rows = questions, in the same order
+        for every model unless the matrix is a DataFrame, whose index supplies the ids)."""
+        if not isinstance(models, dict) or not models:
+            raise TypeError("models must be a non-empty dict {model name: outcome matrix}")
+        runs = []
+        for name, R in models.items():
+            c = to_counts(R, missing=missing, ragged=ragged, ids=ids, name=f"models[{name!r}]")
+            run_ids = list(c.ids) if c.ids is not None else (list(ids) if ids is not None else list(range(c.M)))
+            runs.append(Run(dataset, str(name), run_ids, _matrix_of(R, missing, ragged), weights=weights))
+        return cls(runs)
+
+    # access ---------------------------------------------------------------
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(m for _, m in self._runs))
+
+    @property
+    def datasets(self) -> list[str]:
+        return list(dict.fromkeys(d for d, _ in self._runs))
+
+    def names(self) -> list[str]:
+        """The model names (same as :attr:`models`)."""
+        return self.models
+
+    @property
+    def dataset(self) -> str:
+        """The dataset name when there is one; several are joined with ', '."""
+        return ", ".join(self.datasets)
+
+    @property
+    def published(self) -> dict:
+        """``{model: {metric: value}}``: published numbers carried by the runs (first dataset wins)."""
+        out: dict = {}
+        for run in self:
+            out.setdefault(run.model, dict(run.meta.get("published", {})))
+        return out
+
+    def __iter__(self) -> Iterator[Run]:
+        return iter(self._runs.values())
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def __contains__(self, model) -> bool:
+        return any(m == model for _, m in self._runs)
+
+    def run(self, model: str, dataset: str | None = None) -> Run:
+        """The run of ``model`` (on ``dataset``, which may be omitted when the model has one run)."""
+        if dataset is not None:
+            if (dataset, model) not in self._runs:
+                raise KeyError(f"no run for model {model!r} on dataset {dataset!r}; runs: {self._keys()}")
+            return self._runs[(dataset, model)]
+        found = [r for (d, m), r in self._runs.items() if m == model]
+        if not found:
+            raise KeyError(f"no model {model!r}; models: {self.models}")
+        if len(found) > 1:
+            raise KeyError(f"model {model!r} has runs on several datasets {[r.dataset for r in found]}; pass dataset=")
+        return found[0]
+
+    def __getitem__(self, key) -> Counts:
+        if isinstance(key, tuple):
+            return self.run(key[1], key[0]).counts()
+        return self.run(key).counts()
+
+    def counts(self, model: str, dataset: str | None = None) -> Counts:
+        return self.run(model, dataset).counts()
+
+    def matrix(self, model: str, dataset: str | None = None) -> np.ndarray:
+        """Float matrix (questions x trials), NaN for missing trials."""
+        return self.run(model, dataset).matrix
+
+    def weights(self, model: str, dataset: str | None = None) -> np.ndarray | None:
+        return self.run(model, dataset).weights
+
+    def _keys(self) -> list[str]:
+        return [f"{d}/{m}" for d, m in self._runs]
+
+    # transformation -------------------------------------------------------
+    def select(self, models: Iterable[str] | None = None, datasets: Iterable[str] | None = None) -> "OutcomeSet":
+        """A subset by model and/or dataset name (unknown names raise KeyError)."""
+        models = None if models is None else list(models)
+        datasets = None if datasets is None else list(datasets)
+        for name, have, what in ((models, self.models, "model"), (datasets, self.datasets, "dataset")):
+            for x in name or ():
+                if x not in have:
+                    raise KeyError(f"no {what} {x!r}; {what}s: {have}")
+        runs = [r for r in self if (models is None or r.model in models) and (datasets is None or r.dataset in datasets)]
+        return OutcomeSet(runs, source=self.source, license=self.license, notes=self.notes, warnings=self.warnings)
+
+    def rename(self, models: dict | None = None, datasets: dict | None = None) -> "OutcomeSet":
+        models, datasets = models or {}, datasets or {}
+        runs = [replace(r, model=models.get(r.model, r.model), dataset=datasets.get(r.dataset, r.dataset)) for r in self]
+        return OutcomeSet(runs, source=self.source, license=self.license, notes=self.notes, warnings=self.warnings)
+
+    def merge(self, *others: "OutcomeSet") -> "OutcomeSet":
+        """All runs of this set and ``others`` (a (dataset, model) pair may occur once)."""
+        runs = list(self)
+        warnings = list(self.warnings)
+        for o in others:
+            runs += list(o)
+            warnings += o.warnings
+        return OutcomeSet(runs, source=self.source, license=self.license, notes=self.notes, warnings=warnings)
+
+    __or__ = merge
+
+    def to_frame(self):
+        """Long pandas DataFrame: dataset, model, question, trial, score (missing trials left out)."""
+        import pandas as pd
+
+        parts = []
+        for run in self:
+            i, j = np.nonzero(~np.isnan(run.matrix))
+            ids = np.empty(run.M, dtype=object)
+            ids[:] = list(run.ids)
+            parts.append(pd.DataFrame({
+                "dataset": run.dataset, "model": run.model, "question": ids[i], "trial": j,
+                "score": run.matrix[i, j],
+            }))
+        if not parts:
+            return pd.DataFrame(columns=["dataset", "model", "question", "trial", "score"])
+        return pd.concat(parts, ignore_index=True)
+
+    def __repr__(self) -> str:
+        lines = [f"<OutcomeSet: {len(self)} runs, models {self.models}, datasets {self.datasets}>"]
+        lines += [f"  {r!r}" for r in self]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def _matrix_of(R: Any, missing: Any, ragged: bool) -> np.ndarray:
+    """The outcome matrix as float with NaN for missing trials (R already validated by to_counts)."""
+    if hasattr(R, "to_numpy") and not isinstance(R, np.ndarray):
+        R = R.to_numpy()
+    if ragged:
+        rows = [np.asarray(r, dtype=float).ravel() for r in R]
+        width = max((len(r) for r in rows), default=0)
+        out = np.full((len(rows), width), np.nan)
+        for i, r in enumerate(rows):
+            out[i, : len(r)] = r
+    else:
+        if isinstance(R, np.ma.MaskedArray):
+            return R.astype(float).filled(np.nan)
+        out = np.array(R, dtype=float)
+        if missing is not None and not (isinstance(missing, float) and np.isnan(missing)):
+            out[out == float(missing)] = np.nan
+    if ragged and missing is not None and not (isinstance(missing, float) and np.isnan(missing)):
+        out[out == float(missing)] = np.nan
+    return out
