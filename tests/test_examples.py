@@ -57,3 +57,52 @@ def test_mcmc_tau_bench_example(capsys):
     assert "unbiased estimates: 0.420 0.273 0.220 0.200" in out
     assert "benchmark scope): PASS" in out
     assert re.search(r"^pass\^4\s+0\.1757\s", out, flags=re.M)  # closed-form population scope, hierarchical prior
+
+
+def test_creative_writing_example(capsys):
+    """Tree of Thoughts Fig. 5a: mean score IO 6.19, CoT 6.93; Bayes@N pulled towards 5.5 by its Dirichlet(1) prior."""
+    out = run_example("creative_writing.py", [], capsys)
+    assert "100 questions x 49..50 trials, 10 categories" in out  # 3 missing ratings kept as missing trials
+    row = r"\s+(6\.\d+)\s+\[(\S+), (\S+)\]\s+(6\.\d+)\s+\[(\S+), (\S+)\]\s+\[(\S+), (\S+)\]$"
+    io = re.search(r"^gpt-4 IO" + row, out, flags=re.M)
+    cot = re.search(r"^gpt-4 CoT" + row, out, flags=re.M)
+    assert io and cot
+    assert io.group(1) == "6.192" and cot.group(1) == "6.927"  # the published 6.19 and 6.93
+    assert io.group(4) == "6.077" and cot.group(4) == "6.689"  # Bayes@N = mean of (n x_i + 55) / (n + 10)
+    for m in (io, cot):
+        avg, mlo, mhi, bayes, plo, phi, blo, bhi = map(float, m.groups())
+        assert mlo < avg < mhi and plo < bayes < phi and blo < bayes < bhi
+        assert plo < blo < bhi < phi and bhi < avg  # the benchmark interval is Bayes@N's, below the plain mean
+    assert "categorical outcomes are not supported yet" in out
+    assert "CoT is better. avg: CoT 0.6220 vs IO 0.4640; CoT - IO = +0.1564" in out
+
+
+def test_cruxeval_example(capsys):
+    """CRUXEval, Code Llama 7B: I pass@1 35.95, pass@5 44.99; O pass@1 34.21, pass@5 40.29 (the upstream files)."""
+    out = run_example("cruxeval.py", [], capsys)
+    pop, bench = out.split("scope=benchmark")
+    for part, scope in ((pop, "population"), (bench, "benchmark")):
+        for task, metric, value in (("I", "pass@1", "0.3595"), ("I", "pass@5", "0.4499"),
+                                    ("O", "pass@1", "0.3421"), ("O", "pass@5", "0.4029")):
+            m = re.search(rf"^CRUXEval-{task}\s+{metric}\s+{value}\s+\S+\s+\S+\s+\[(\S+), (\S+)\] 95% exact\s+{scope}",
+                          part, flags=re.M)
+            assert m, (task, metric, scope)
+            assert float(m.group(1)) < float(value) < float(m.group(2))
+    assert re.search(r"^CRUXEval-I\s+pass@1\s+0\.3595\s+0\.3645\s+0\.0152\s+\[0\.3350, 0\.3943\]", pop, flags=re.M)
+    assert "no clear difference. pass@1: input 0.3595 vs output 0.3421; input - output = +0.0174" in out
+    assert "input is better. pass@5: input 0.4499 vs output 0.4029; input - output = +0.0470" in out
+
+
+def test_tau_bench_pass_k_example(capsys):
+    """tau-bench README leaderboard, gpt-4o airline: pass^1..4 = 0.420, 0.273, 0.220, 0.200."""
+    out = run_example("tau_bench_pass_k.py", [], capsys)
+    previous = None
+    for k, value in ((1, "0.420"), (2, "0.273"), (3, "0.220"), (4, "0.200")):
+        m = re.search(rf"^pass\^{k}\s+{value}\s+\[(\S+), (\S+)\]\s+\[(\S+), (\S+)\]$", out, flags=re.M)
+        assert m, k
+        plo, phi, blo, bhi = map(float, m.groups())
+        assert plo < blo < float(value) < bhi < phi  # the population interval adds task sampling
+        if previous is not None:
+            assert float(value) < previous  # pass^k falls with k
+        previous = float(value)
+    assert re.search(r"^pass@4\s+0\.720\s", out, flags=re.M)  # pass@k rises: any of k trials succeeds

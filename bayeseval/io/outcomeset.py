@@ -147,10 +147,12 @@ class OutcomeSet:
 
     @property
     def published(self) -> dict:
-        """``{model: {metric: value}}``: published numbers carried by the runs (first dataset wins)."""
+        """Published numbers carried by the runs: ``{model: {metric: value}}``, keyed
+        ``"<dataset>/<model>"`` for a model run on several datasets (as in the outcome file)."""
         out: dict = {}
         for run in self:
-            out.setdefault(run.model, dict(run.meta.get("published", {})))
+            several = sum(r.model == run.model for r in self) > 1
+            out[f"{run.dataset}/{run.model}" if several else run.model] = dict(run.meta.get("published", {}))
         return out
 
     def __iter__(self) -> Iterator[Run]:
