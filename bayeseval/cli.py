@@ -1,6 +1,14 @@
 """The ``bayeseval`` command (argument parsing and printing only; the statistics live in the library).
 
-    bayeseval demo            metrics with intervals, in both scopes, for the bundled Game of 24 runs
+    bayeseval report PATH...     metrics with credible intervals (terminal, Markdown, LaTeX, CSV, JSON, AISBench)
+    bayeseval compare A B        is A better than B, by how much, how sure (Bayesian + bootstrap + tests)
+    bayeseval rank PATH...       every pair compared, adjusted p-values, rank probabilities
+    bayeseval plan PATH          standard errors, detectable effects and questions needed from a pilot
+    bayeseval plot-coverage      the coverage study as a plot
+    bayeseval demo               the bundled Game of 24 runs, both scopes
+
+Exit codes: 0 success; 1 a finding you asked to fail on (``--fail-if-worse``);
+2 bad input (one line on stderr; ``--debug`` shows the traceback).
 """
 
 from __future__ import annotations
@@ -8,20 +16,276 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 from . import __version__
+from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from .report import text_table
-from .results import estimate
+from .results import Evaluation, estimate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
 DEMO_FILE = EXAMPLES / "tot_game24.json"
 
-
 DEMO_METRICS = ("avg", "pass@10", "pass@100", "pass^10", "maj@10")
+REPORT_FORMATS = ("terminal", "markdown", "latex", "csv", "json", "aisbench", "aisbench-csv")
 
 
+class UsageError(ValueError):
+    """Bad command-line input (exit code 2)."""
+
+
+# --------------------------------------------------------------------------- helpers
+def _progress(iterable, args, desc: str, total: int | None = None):
+    """A tqdm progress bar on stderr when it is a terminal (and not --quiet)."""
+    from tqdm import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, disable=getattr(args, "quiet", False) or not sys.stderr.isatty(),
+                file=sys.stderr, leave=False)
+
+
+def _split(text: str | None) -> list[str] | None:
+    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _columns(args) -> dict:
+    out = {}
+    for key in ("model", "question", "trial", "score", "dataset"):
+        value = getattr(args, f"{key}_col", None)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _load(paths, args):
+    """Files/folders -> one OutcomeSet (with a progress bar over paths); tool warnings printed once."""
+    sets = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for p in _progress(paths, args, "loading"):
+            sets.append(load(p, format=args.input_format, columns=_columns(args)))
+    data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
+    shown = set()
+    for w in caught:
+        text = str(w.message)
+        if text not in shown:
+            shown.add(text)
+            print(f"bayeseval: warning: {text}", file=sys.stderr)
+    models, datasets = _split(getattr(args, "models", None)), _split(getattr(args, "datasets", None))
+    if models or datasets:
+        data = data.select(models=models, datasets=datasets)
+    return data
+
+
+def _write(text: str, args) -> None:
+    if getattr(args, "output", None):
+        Path(args.output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"bayeseval: wrote {args.output}", file=sys.stderr)
+    else:
+        print(text)
+
+
+def _estimate_kwargs(args) -> dict:
+    kw = {"scope": args.scope, "level": args.level}
+    if getattr(args, "interval", None):
+        kw["interval"] = args.interval
+    if getattr(args, "prior", None):
+        kw["prior"] = args.prior
+    if getattr(args, "seed", None) is not None:
+        kw["seed"] = args.seed
+    return kw
+
+
+def _metric_params(metric: str, args) -> dict:
+    params = {}
+    if getattr(args, "tau", None) is not None and metric.startswith("g-pass"):
+        params["tau"] = args.tau
+    return params
+
+
+# --------------------------------------------------------------------------- report
+def cmd_report(args) -> int:
+    from .report import tables
+
+    data = _load(args.paths, args)
+    metrics = _split(args.metrics) or ["avg"]
+    kw = _estimate_kwargs(args)
+    estimates = []
+    several = len(data.datasets) > 1
+    jobs = [(run, m) for run in data for m in metrics]
+    for run, metric in _progress(jobs, args, "estimating", total=len(jobs)):
+        w = {"w": run.weights} if run.weights is not None else {}
+        e = estimate(run.counts(), metric, model=run.model, **w, **kw, **_metric_params(metric, args))
+        estimates.append(e if not several else _with_dataset(e, run.dataset))
+    ev = Evaluation(estimates)
+    ranking = None
+    if args.baseline:
+        ranking = _ranking(data, args, metric=metrics[0])
+    text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,
+                         bold_best=args.bold_best, comparisons=ranking, baseline=args.baseline)
+    _write(text, args)
+    if args.plot:
+        from .report import plots
+
+        plots.forest(ev, save=args.plot)
+        print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
+    if args.plot_pass_k:
+        from .report import plots
+
+        binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if r.weights is None}
+        if not binary:
+            raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is categorical")
+        plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, save=args.plot_pass_k)
+        print(f"bayeseval: wrote {args.plot_pass_k}", file=sys.stderr)
+    return 0
+
+
+def _with_dataset(e, dataset):
+    import dataclasses
+
+    return dataclasses.replace(e, dataset=dataset)
+
+
+def _one_dataset(data, args, what: str):
+    if len(data.datasets) > 1:
+        raise UsageError(f"{what} works on one dataset at a time; these inputs hold {data.datasets}: "
+                         "choose one with --datasets NAME")
+    return data
+
+
+def _ranking(data, args, metric: str):
+    from .compare import compare_all
+
+    data = _one_dataset(data, args, "rank")
+    binary = [r for r in data if r.weights is None]
+    if len(binary) < 2:
+        raise UsageError("ranking needs at least two models with 0/1 outcomes")
+    models = {r.model: r.counts() for r in binary}
+    return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
+                       resamples=args.resamples, **_metric_params(metric, args))
+
+
+# --------------------------------------------------------------------------- compare
+def _side(spec: str, data, args, label: str):
+    """A model of an OutcomeSet, or PATH / PATH::MODEL -> (name, OutcomeSet with that one model)."""
+    if data is not None:
+        if "/" in spec and spec not in data:
+            dataset, model = spec.split("/", 1)
+            return model, data.select(models=[model], datasets=[dataset])
+        if spec not in data:
+            raise UsageError(f"{label}: no model {spec!r} in --data; models: {data.models}")
+        return spec, data.select(models=[spec])
+    path, _, model = spec.partition("::")
+    side = _load([path], args)
+    if model:
+        side = side.select(models=[model])
+    if len(side.models) != 1:
+        raise UsageError(f"{label}: {path} holds models {side.models}; pick one with {path}::MODEL")
+    return side.models[0], side
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare
+
+    data = _load(args.data, args) if args.data else None
+    name_a, side_a = _side(args.a, data, args, "A")
+    name_b, side_b = _side(args.b, data, args, "B")
+    if name_a == name_b:
+        name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
+    shared = [d for d in side_a.datasets if d in side_b.datasets]
+    if not shared:
+        if len(side_a.datasets) == len(side_b.datasets) == 1:
+            shared = [(side_a.datasets[0], side_b.datasets[0])]
+        else:
+            raise UsageError(f"A and B share no dataset: A has {side_a.datasets}, B has {side_b.datasets}")
+    else:
+        shared = [(d, d) for d in shared]
+    rope = None
+    if args.rope is not None:
+        parts = [float(x) for x in args.rope.split(",")]
+        rope = parts[0] if len(parts) == 1 else tuple(parts)
+    results = []
+    for da, db in _progress(shared, args, "comparing"):
+        ra, rb = side_a.run(side_a.models[0], da), side_b.run(side_b.models[0], db)
+        if ra.weights is not None or rb.weights is not None:
+            raise UsageError(f"compare needs 0/1 outcomes; dataset {da!r} has graded (categorical) outcomes")
+        str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}  # "7" in one file, 7 in another
+        res = compare(ra.counts(str_ids), rb.counts(str_ids), metric=args.metric, scope=args.scope, level=args.level, rope=rope,
+                      seed=args.seed, resamples=args.resamples, names=(name_a, name_b),
+                      **_metric_params(args.metric, args))
+        results.append((da, res))
+    worse = [d for d, r in results if r.verdict.startswith(f"{name_b} is better")]
+    if args.format == "json":
+        text = json.dumps([{"dataset": d, **r.to_dict()} for d, r in results], indent=1)
+    else:
+        blocks = []
+        for d, r in results:
+            head = f"dataset: {d}\n" if len(results) > 1 or d != "dataset" else ""
+            blocks.append(head + (r.summary() if args.format == "text" else _markdown_comparison(r)))
+        text = "\n\n".join(blocks)
+    _write(text, args)
+    if args.plot:
+        from .report import plots
+
+        plots.difference_density(results[0][1], save=args.plot)
+        print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
+    if args.fail_if_worse and worse:
+        print(f"bayeseval: {name_a} is credibly worse than {name_b} on {', '.join(worse)} (--fail-if-worse)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _markdown_comparison(res) -> str:
+    rows = res._rows()
+    head = ["analysis", "estimate", "interval", "p / probability"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
+    return res._headline() + "\n\n" + "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- rank / plan
+def cmd_rank(args) -> int:
+    data = _load(args.paths, args)
+    ranking = _ranking(data, args, metric=args.metric)
+    if args.format == "json":
+        text = json.dumps(ranking.to_dict(), indent=1)
+    else:
+        text = ranking.summary()
+    _write(text, args)
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from .plan import plan
+
+    data = _one_dataset(_load(args.paths, args), args, "plan")
+    models = data.models
+    if len(models) > 2:
+        raise UsageError(f"plan takes one model or a pair; these inputs hold {models}: choose with --models A,B")
+    counts = [data.counts(m) for m in models]
+    result = plan(*counts, alpha=args.alpha, power=args.power, level=args.level, delta=args.delta)
+    text = json.dumps(result.to_dict(), indent=1) if args.format == "json" else result.summary()
+    _write(text, args)
+    return 0
+
+
+def cmd_plot_coverage(args) -> int:
+    from .report import coverage_plot, read_coverage_results
+
+    table = read_coverage_results(args.results, reps=lambda M, N: 150 if M >= 500 else 300)
+    for column in ("prior", "scope", "metric"):
+        wanted = getattr(args, column)
+        if wanted not in set(table[column]):
+            raise UsageError(f"--{column}: {wanted!r} is not in {args.results}; it has {sorted(set(table[column]))}")
+        table = table[table[column] == wanted]
+    coverage_plot(table, save=args.output)
+    print(f"bayeseval: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------- demo
 def _demo_rows(path: Path, level: float):
     data = read_outcomes(path)
     rows = []
@@ -43,8 +307,7 @@ def _pct(x):
 def cmd_demo(args) -> int:
     path = Path(args.data) if args.data else DEMO_FILE
     if not path.exists():
-        print(f"bayeseval: demo data not found at {path}; run from a clone of the repository or pass --data", file=sys.stderr)
-        return 2
+        raise UsageError(f"demo data not found at {path}; run from a clone of the repository or pass --data")
     data, rows = _demo_rows(path, args.level)
     if args.format == "json":
         print(json.dumps({
@@ -73,26 +336,165 @@ def cmd_demo(args) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- parser
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
+    return value
+
+
+def _add_input(p, many: bool = True) -> None:
+    if many:
+        p.add_argument("paths", nargs="+", metavar="PATH",
+                       help="outcome files or tool output folders (AISBench, OpenCompass, lm-eval, inspect_ai, "
+                            "long CSV/JSONL/Parquet, wide CSV, bayeseval-outcomes JSON)")
+    g = p.add_argument_group("input")
+    g.add_argument("--input-format", choices=FORMATS, default="auto", help="how to read the inputs (default: detect)")
+    g.add_argument("--models", help="comma-separated models to keep")
+    g.add_argument("--datasets", help="comma-separated datasets to keep")
+    for key in ("model", "question", "trial", "score", "dataset"):
+        g.add_argument(f"--{key}-col", metavar="NAME", help=f"long tables: the {key} column (default '{key}')")
+
+
+def _add_stats(p, *, interval: bool = True) -> None:
+    g = p.add_argument_group("statistics")
+    g.add_argument("--scope", choices=("population", "benchmark"), default="population",
+                   help="population: questions are a sample from a pool (default); benchmark: these questions fixed")
+    g.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
+    if interval:
+        g.add_argument("--interval", choices=("exact", "normal", "hdi"), default="exact",
+                       help="interval method (default exact: posterior quantiles)")
+        g.add_argument("--prior", choices=("hierarchical", "uniform", "jeffreys"),
+                       help="prior for 0/1 outcomes (default hierarchical)")
+    g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")
+    g.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
+
+
+def _add_output(p, formats) -> None:
+    p.add_argument("--format", choices=formats, default=formats[0])
+    p.add_argument("-o", "--output", help="write the result to this file instead of stdout")
+
+
+def _common() -> argparse.ArgumentParser:
+    """--debug and --quiet, accepted before or after the subcommand."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks instead of one-line errors")
+    common.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars")
+    return common
+
+
+def _sub(sub, name: str, help: str, description: str, examples: str):
+    return sub.add_parser(name, help=help, description=description, epilog="examples:\n" + examples,
+                          formatter_class=argparse.RawDescriptionHelpFormatter, parents=[_common()])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bayeseval",
-        description="Bayesian metrics with credible intervals for LLM evaluation outcomes.",
-        epilog="example:\n  bayeseval demo\n  bayeseval demo --format json --level 0.9",
+        description="Bayesian metrics with credible intervals, and model comparisons, for LLM evaluation outcomes.",
+        epilog="examples:\n  bayeseval demo\n  bayeseval report outputs/default/20250628_151326 --metrics avg,pass@3\n"
+               "  bayeseval compare new.csv base.csv --fail-if-worse\n  bayeseval rank runs.csv --metric pass@4\n"
+               "  bayeseval plan pilot.csv\n\nexit codes: 0 success, 1 a finding you asked to fail on "
+               "(--fail-if-worse), 2 bad input",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"bayeseval {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser(
-        "demo",
-        help="metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
-        description="Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "
-        "benchmark-scope intervals for GPT-4 IO and CoT on Game of 24 (100 tasks x 100 samples, "
-        "Yao et al. 2023), beside the published numbers.",
-        epilog="example:\n  bayeseval demo --level 0.9",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+    rep = _sub(sub, "report", "metrics with credible intervals as a table",
+               "Estimate metrics with credible intervals for every model (and dataset) in the inputs.",
+               "  bayeseval report examples/data/tot_game24.json --metrics avg,pass@10,pass@100\n"
+               "  bayeseval report results.csv --format latex --bold-best --baseline gpt-4o -o table.tex\n"
+               "  bayeseval report outputs/default/20250628_151326 --format aisbench --metrics avg@3,pass@3,cons@3\n"
+               "  bayeseval report runs.jsonl --question-col task_id --score-col reward --plot forest.png")
+    _add_input(rep)
+    rep.add_argument("--metrics", default="avg", help="comma-separated metrics, e.g. avg,pass@8,pass^4,maj@5,bayes "
+                                                       "(default avg)")
+    rep.add_argument("--format", choices=REPORT_FORMATS, default="terminal")
+    rep.add_argument("-o", "--output", help="write the table to this file instead of stdout")
+    rep.add_argument("--digits", type=int, default=1, help="decimals shown (default 1)")
+    rep.add_argument("--fraction", action="store_true", help="show fractions instead of percent")
+    rep.add_argument("--bold-best", action="store_true", help="LaTeX/Markdown: bold the best model per metric")
+    rep.add_argument("--baseline", help="add a difference column against this model with adjusted p-values")
+    rep.add_argument("--resamples", type=int, default=10_000, help="permutation resamples for --baseline")
+    rep.add_argument("--plot", metavar="FILE", help="save a forest plot of the estimates (png/pdf/svg)")
+    rep.add_argument("--plot-pass-k", metavar="FILE", help="save pass@k curves with credible bands")
+    _add_stats(rep)
+    rep.set_defaults(func=cmd_report)
+
+    cmp_ = _sub(sub, "compare", "is A better than B (paired, same questions)",
+                "Compare two models on the same questions: posterior of the difference A - B, P(A > B), "
+                "paired bootstrap, sign-flip permutation test, McNemar, t and Wilcoxon tests. A and B are files "
+                "or folders (PATH, or PATH::MODEL when a file holds several models), or model names with --data.",
+                "  bayeseval compare new.csv base.csv\n"
+                "  bayeseval compare --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --metric pass@10\n"
+                "  bayeseval compare runs/new runs/base --rope 0.01 --fail-if-worse   # CI gate: exit 1 if worse")
+    cmp_.add_argument("a", metavar="A")
+    cmp_.add_argument("b", metavar="B")
+    cmp_.add_argument("--data", action="append", metavar="PATH",
+                      help="read both models from this input (repeat for several files)")
+    _add_input(cmp_, many=False)
+    cmp_.add_argument("--metric", default="avg", help="metric to compare (default avg)")
+    cmp_.add_argument("--rope", help="region of practical equivalence: half-width r or lo,hi")
+    cmp_.add_argument("--resamples", type=int, default=10_000, help="bootstrap / permutation resamples")
+    cmp_.add_argument("--fail-if-worse", action="store_true",
+                      help="exit 1 when A is credibly worse than B (the verdict says B is better)")
+    _add_output(cmp_, ("text", "markdown", "json"))
+    cmp_.add_argument("--plot", metavar="FILE", help="save the posterior density of A - B")
+    _add_stats(cmp_, interval=False)
+    cmp_.set_defaults(func=cmd_compare)
+
+    rank = _sub(sub, "rank", "rank several models with adjusted pairwise p-values",
+                "Compare every pair of models (Holm and Benjamini-Hochberg adjusted p-values) and give rank "
+                "probabilities, P(best) and expected rank.",
+                "  bayeseval rank examples/data/tot_game24.json\n  bayeseval rank a.csv b.csv c.csv --metric pass@4")
+    _add_input(rank)
+    rank.add_argument("--metric", default="avg")
+    rank.add_argument("--resamples", type=int, default=10_000)
+    _add_output(rank, ("text", "json"))
+    _add_stats(rank, interval=False)
+    rank.set_defaults(func=cmd_rank)
+
+    pl = _sub(sub, "plan", "how many questions and trials a study needs",
+              "From pilot outcomes (one model, or a pair on the same questions): variance between and within "
+              "questions, standard errors, minimum detectable effect and questions needed for a given power.",
+              "  bayeseval plan pilot.csv\n  bayeseval plan examples/data/tot_game24.json --delta 0.03 --power 0.9")
+    _add_input(pl)
+    pl.add_argument("--alpha", type=_level, default=0.05)
+    pl.add_argument("--power", type=_level, default=0.8)
+    pl.add_argument("--level", type=_level, default=0.95)
+    pl.add_argument("--delta", type=float, default=None, help="the difference you want to detect")
+    _add_output(pl, ("text", "json"))
+    pl.set_defaults(func=cmd_plan)
+
+    cov = _sub(sub, "plot-coverage", "plot the coverage study (observed vs nominal coverage per cell)",
+               "Plot a coverage study's results (benchmarks/results_coverage.md, written by benchmarks/coverage.py): "
+               "observed coverage of each interval method per cell, with the Monte-Carlo band around the nominal level.",
+               "  bayeseval plot-coverage benchmarks/results_coverage.md -o coverage.png\n"
+               "  bayeseval plot-coverage benchmarks/results_coverage.md --prior uniform --metric pass@k -o u.png")
+    cov.add_argument("results", nargs="?", default=str(Path(__file__).resolve().parent.parent / "benchmarks" /
+                                                      "results_coverage.md"),
+                     help="the study's Markdown results (default: the shipped benchmarks/results_coverage.md)")
+    cov.add_argument("-o", "--output", required=True, help="image file to write (png/pdf/svg)")
+    cov.add_argument("--prior", default="hierarchical")
+    cov.add_argument("--scope", default="population")
+    cov.add_argument("--metric", default="avg")
+    cov.set_defaults(func=cmd_plot_coverage)
+
+    demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
+                "Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "
+                "benchmark-scope intervals for GPT-4 IO and CoT on Game of 24 (100 tasks x 100 samples, "
+                "Yao et al. 2023), beside the published numbers.",
+                "  bayeseval demo\n  bayeseval demo --format json --level 0.9")
     demo.add_argument("--data", help="a bayeseval-outcomes/1 file (default: the bundled Game of 24 runs)")
-    demo.add_argument("--level", type=float, default=0.95, help="credibility level (default 0.95)")
+    demo.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     demo.add_argument("--format", choices=("table", "json"), default="table")
     demo.set_defaults(func=cmd_demo)
     return parser
@@ -103,9 +505,16 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, TypeError, KeyError) as exc:
-        print(f"bayeseval: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, KeyError, LookupError, OSError, ImportError) as exc:
+        if args.debug:
+            raise
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
+        print(f"bayeseval: error: {first}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # pragma: no cover - interactive only
+        print("bayeseval: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -108,6 +108,8 @@ def parse(metric: Any, **params) -> MetricSpec:
         return MetricSpec("custom", {"k": c.size - 1}, "bernstein", c)
     name = metric.strip().lower().replace(" ", "")
     name = _ALIASES.get(name, name)
+    if re.fullmatch(r"avg@\d+", name):  # AISBench's avg@n with n spelled out (the mean over all n replicas)
+        name = "avg@n"
     m = _K_NAME.match(name)
     if m:
         stem, sep, digits = m.groups()

@@ -106,3 +106,20 @@ def test_tau_bench_pass_k_example(capsys):
             assert float(value) < previous  # pass^k falls with k
         previous = float(value)
     assert re.search(r"^pass@4\s+0\.720\s", out, flags=re.M)  # pass@k rises: any of k trials succeeds
+
+
+def test_game24_pass_at_k_example(tmp_path, capsys):
+    """Tree of Thoughts Table 2 at both ends of the curve (IO 7.3 / 33 %, CoT 4.0 / 49 %) and where they cross."""
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "curve.png"
+    out = run_example("game24_pass_at_k.py", ["--plot", str(png)], capsys)
+    assert re.search(r"^\s+1\s+7\.3 \[5\.0, 12\.6\]\s+4\.0 \[2\.9, 6\.4\]$", out, flags=re.M)
+    assert re.search(r"^100\s+33\.0 \[[\d.]+, [\d.]+\]\s+49\.0 \[[\d.]+, [\d.]+\]$", out, flags=re.M)
+    import bayeseval as be
+    from bayeseval.io import read_outcomes
+
+    data = read_outcomes(EXAMPLES / "data" / "tot_game24.json")
+    k = int(re.search(r"CoT overtakes IO at k = (\d+)", out).group(1))
+    assert be.pass_at_k(data["gpt-4 CoT"], k) > be.pass_at_k(data["gpt-4 IO"], k)
+    assert be.pass_at_k(data["gpt-4 CoT"], k - 1) <= be.pass_at_k(data["gpt-4 IO"], k - 1)
+    assert png.stat().st_size > 10_000

@@ -79,10 +79,12 @@ class Run:
         """Observed trials per question."""
         return (~np.isnan(self.matrix)).sum(axis=1)
 
-    def counts(self) -> Counts:
-        """Per-question counts with the question ids attached (missing trials dropped)."""
+    def counts(self, str_ids: bool = False) -> Counts:
+        """Per-question counts with the question ids attached (missing trials dropped); ``str_ids``
+        turns the ids into strings, so runs from files that spell ids as 7 and "7" pair up."""
         K = None if self.weights is None else len(self.weights)
-        return to_counts(self.matrix, missing=np.nan, ids=list(self.ids), categories=K, name=self.model)
+        ids = [str(i) for i in self.ids] if str_ids else list(self.ids)
+        return to_counts(self.matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
 
     def __repr__(self) -> str:
         n = self.n

@@ -1,0 +1,258 @@
+"""Shared plumbing for the evaluation-tool loaders: reading files with errors that name the place.
+
+Every message starts with the file (shown relative to the folder the user
+passed, when it lies inside it), then the record (``line 7``, ``details[3]``,
+``samples[2]``) and the field, e.g.
+``results/m/d.json: details[3].correct: expected a boolean or a list of booleans, got 'yes' (str)``.
+Nothing here writes to the user's files.
+
+>>> show("yes"), show([1, 2])
+("'yes' (str)", '[1, 2] (list)')
+>>> categorise([1.0, 0.0, float("nan")])[1] is None
+True
+>>> categorise([0.0, 0.5, 1.0])[1].tolist()
+[0.0, 0.5, 1.0]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "same", "int_id", "numeric_items",
+           "CORRECT_FIELDS", "details_groups", "read_summary_csv",
+           "stacklevel"]
+
+# fields holding per-replica correctness in OpenCompass-family details (OpenCompass BaseEvaluator.evaluate)
+CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")
+
+
+def stacklevel() -> int:
+    """``warnings.warn`` stacklevel that points at the first frame outside :mod:`bayeseval.io`."""
+    import sys
+
+    here = str(Path(__file__).parent)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).parent) == here:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def where_of(path: Path, root: Path | None = None) -> str:
+    """``path`` as shown in messages: relative to ``root`` when inside it (POSIX separators)."""
+    path = Path(path)
+    if root is not None:
+        try:
+            return path.resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def show(value: Any) -> str:
+    """Short repr of a value from a file, with its JSON-ish type, for messages."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def load_json(path: Path, where: str) -> Any:
+    """Decode a JSON file; a missing or malformed file raises ValueError naming it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{where}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+
+
+def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
+    """``(line number, decoded object)`` for each non-blank line of a JSON-lines file."""
+    try:
+        fh = Path(path).open(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{where}: no such file") from None
+    with fh:
+        try:
+            for ln, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield ln, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{where}: line {ln}: not valid JSON (column {exc.colno}: {exc.msg})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{where}: not UTF-8 text ({exc.reason})") from None
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality of two references as a tool would print them (strings compared after strip)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip() == b.strip()
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return float(a) == float(b)
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+
+
+def int_id(value: Any, where: str) -> int:
+    """A question index written as an int or a decimal string."""
+    if isinstance(value, bool):
+        raise ValueError(f"{where}: expected a question index (integer), got {show(value)}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
+        return int(value)
+    raise ValueError(f"{where}: expected a question index (integer), got {show(value)}")
+
+
+def numeric_items(doc: dict, skip: tuple = ()) -> dict:
+    """Top-level ``name -> float`` pairs of a results object (booleans and non-numbers left out)."""
+    return {k: float(v) for k, v in doc.items()
+            if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def _bools(value: Any, where: str) -> list[int]:
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return [int(value)]
+    if isinstance(value, list) and value and all(
+            isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)) for v in value):
+        return [int(v) for v in value]
+    raise ValueError(f"{where}: expected a boolean or a list of booleans, got {show(value)}")
+
+
+def details_groups(details: Any, where: str) -> tuple[list[int], list[list[int]], list[list | None]]:
+    """OpenCompass-family ``details`` -> (question ids, per-question correctness lists, references).
+
+    ``details`` is either a dict ``{"0": {...}, "1": {...}}`` (ids are the keys) or a
+    list of per-question groups (ids from the ``example_abbr`` suffix, else the
+    position).  Correctness is the first of ``correct`` / ``is_correct`` /
+    ``cascade_correct``: a boolean (one replica) or a list (one per replica).
+    References come from ``answer`` (groups) or ``references`` (n = 1 dict
+    entries); None where absent.
+    """
+    if isinstance(details, dict):
+        keys = list(details)
+        ids = [int_id(k, f"{where}: details key {k!r}") for k in keys]
+        order = sorted(range(len(keys)), key=ids.__getitem__)
+        entries = [(f"details[{keys[i]!r}]", details[keys[i]], ids[i]) for i in order]
+    elif isinstance(details, list):
+        entries = []
+        for pos, entry in enumerate(details):
+            qid = pos
+            abbr = entry.get("example_abbr") if isinstance(entry, dict) else None
+            if isinstance(abbr, str) and re.search(r"_(\d+)$", abbr):
+                qid = int(re.search(r"_(\d+)$", abbr).group(1))
+            entries.append((f"details[{pos}]", entry, qid))
+    else:
+        raise ValueError(f"{where}: details: expected a list of per-question groups or an object keyed by "
+                         f"question index, got {show(details)}")
+    if not entries:
+        raise ValueError(f"{where}: details: is empty")
+    ids, rows, refs = [], [], []
+    for at, entry, qid in entries:
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: {at}: expected an object, got {show(entry)}")
+        field = next((f for f in CORRECT_FIELDS if f in entry), None)
+        if field is None:
+            raise ValueError(f"{where}: {at}: no correctness field (one of {', '.join(CORRECT_FIELDS)})")
+        row = _bools(entry[field], f"{where}: {at}.{field}")
+        ref = entry.get("answer", entry.get("references"))
+        if ref is not None and not (isinstance(ref, list) and len(ref) == len(row)):
+            ref = [ref] if len(row) == 1 else None
+        ids.append(qid)
+        rows.append(row)
+        refs.append(ref)
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise ValueError(f"{where}: details: question index {dup} occurs more than once")
+    widths = {len(r) for r in rows}
+    if len(widths) > 1:
+        i = next(k for k, r in enumerate(rows) if len(r) != len(rows[0]))
+        raise ValueError(f"{where}: {entries[i][0]}: has {len(rows[i])} replicas, {entries[0][0]} has "
+                         f"{len(rows[0])}; every question needs the same number of replicas")
+    return ids, rows, refs
+
+
+def categorise(values: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """Scores (NaN = missing) -> (category codes, weights): the library's convention for tables.
+
+    0/1 scores stay binary (weights None); non-negative integers become
+    categories ``0..max`` weighted by their value; other numbers become one
+    category per distinct value, weighted by the value (partial credit).
+    """
+    x = np.asarray(values, dtype=float)
+    seen = x[~np.isnan(x)]
+    if seen.size == 0 or np.all((seen == 0) | (seen == 1)):
+        return x, None
+    if np.all(seen == np.round(seen)) and seen.min() >= 0 and seen.max() <= 1000:
+        return x, np.arange(int(seen.max()) + 1, dtype=float)
+    levels = np.unique(seen)
+    cats = np.full(x.shape, np.nan)
+    ok = ~np.isnan(x)
+    cats[ok] = np.searchsorted(levels, x[ok])
+    return cats, levels
+
+
+def read_summary_csv(folder: Path, root: Path | None = None) -> dict:
+    """The newest ``summary/summary_*.csv`` (OpenCompass DefaultSummarizer layout) of a work dir.
+
+    Columns ``dataset,version,metric,mode,<model>...``.  Returns
+    ``{dataset: {"version", "mode", "summary": {model: {metric: value}}, "file"}}``
+    (``{}`` without a summary; cells such as ``-`` are left out).
+    """
+    import csv
+
+    files = sorted(Path(folder, "summary").glob("summary_*.csv"))
+    if not files:
+        return {}
+    path = files[-1]
+    where = where_of(path, root)
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.reader(fh))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{where}: not a readable CSV file ({exc})") from None
+    if not rows:
+        return {}
+    head = [h.strip() for h in rows[0]]
+    for col in ("dataset", "version", "metric", "mode"):
+        if col not in head:
+            raise ValueError(f"{where}: line 1: header lacks the {col!r} column "
+                             "(expected dataset,version,metric,mode,<model>...)")
+    models = [h for h in head if h not in ("dataset", "version", "metric", "mode")]
+    out: dict = {}
+    for ln, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(head):
+            raise ValueError(f"{where}: line {ln}: has {len(row)} cells, the header has {len(head)}")
+        cell = dict(zip(head, (c.strip() for c in row)))
+        entry = out.setdefault(cell["dataset"], {"version": cell["version"], "mode": cell["mode"], "summary": {},
+                                                 "file": where})
+        for m in models:
+            try:
+                value = float(cell[m])
+            except ValueError:
+                continue
+            entry["summary"].setdefault(m, {})[cell["metric"]] = value
+    return out
+
+
+def attach_summary(outcomes, summary: dict) -> None:
+    """Copy a work dir's summary CSV (version, mode, the summarised values) into its one run's meta."""
+    run = next(iter(outcomes))
+    info = summary.get(run.dataset)
+    if info:
+        run.meta.update({"version": info["version"], "mode": info["mode"],
+                         "summary": info["summary"].get(run.model, {})})
+        run.meta["files"].append(info["file"])

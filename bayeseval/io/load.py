@@ -1,0 +1,118 @@
+"""One front door for every input: :func:`load` picks the reader from the path (or ``format=``).
+
+===================  ==========================================================
+format               what it reads
+===================  ==========================================================
+``outcomes``         a compact ``bayeseval-outcomes/1`` JSON file
+``long``             a long table: CSV / TSV / JSONL / JSON records / Parquet
+``wide``             a wide per-model CSV (question id, then one column per trial)
+``aisbench``         an AISBench output folder (or one results JSON)
+``opencompass``      an OpenCompass output folder (or one results JSON)
+``lm-eval``          lm-evaluation-harness ``samples_*.jsonl`` (file or folder)
+``inspect``          an inspect_ai eval log
+===================  ==========================================================
+
+``format="auto"`` (the default) asks :func:`bayeseval.io.detect.detect` about
+folders and tool outputs, reads ``.json`` files that declare
+``bayeseval-outcomes/1`` as outcome files, and treats other tables as long
+tables when they have the model/question/score columns, else as wide CSV.
+Several paths give one merged :class:`OutcomeSet`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from .outcomes import FORMAT, read_outcomes
+from .outcomeset import OutcomeSet
+from .tables import read_long, read_wide
+
+__all__ = ["load", "FORMATS"]
+
+FORMATS = ("auto", "outcomes", "long", "wide", "aisbench", "opencompass", "lm-eval", "inspect")
+_TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq", ".json"}
+_COLUMN_KEYS = ("model", "question", "trial", "score", "dataset")
+
+
+def _declares_outcomes(path: Path) -> bool:
+    if path.suffix.lower() != ".json":
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(4096).decode("utf-8", errors="replace")
+    return FORMAT in head and '"format"' in head
+
+
+def _looks_long(path: Path, columns: dict) -> bool:
+    """Does a CSV/TSV header hold the long table's question and score columns?"""
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return True
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        header = fh.readline().strip().split("\t" if path.suffix.lower() == ".tsv" else ",")
+    header = [h.strip().strip('"') for h in header]
+    return columns.get("question", "question") in header and columns.get("score", "score") in header
+
+
+def _vendor(fmt: str):
+    if fmt == "aisbench":
+        from .aisbench import read_aisbench as reader
+    elif fmt == "opencompass":
+        from .opencompass import read_opencompass as reader
+    elif fmt == "lm-eval":
+        from .lm_eval import read_lm_eval as reader
+    else:
+        from .inspect_ai import read_inspect as reader
+    return reader
+
+
+def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    if fmt == "auto" and path.is_file() and _declares_outcomes(path):
+        fmt = "outcomes"
+    if fmt == "auto":
+        from .detect import detect
+
+        fmt = detect(path) or ""
+        if not fmt:
+            if path.is_dir():
+                raise ValueError(f"{path}: a folder, but not an AISBench, OpenCompass or lm-eval output folder; "
+                                 "pass the files inside it, or format=")
+            if path.suffix.lower() in _TABLE_SUFFIXES:
+                fmt = "long" if _looks_long(path, columns) else "wide"
+            else:
+                raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS[1:]}")
+    if fmt == "outcomes":
+        return read_outcomes(path)
+    if fmt == "long":
+        return read_long(path, **columns)
+    if fmt == "wide":
+        wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
+        return read_wide(path, **wide)
+    if fmt in FORMATS:
+        return _vendor(fmt)(path, **options)
+    raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+
+
+def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", columns: dict | None = None,
+         **options: Any) -> OutcomeSet:
+    """Read one or several files/folders into one :class:`OutcomeSet`.
+
+    ``columns`` renames the long table's columns (keys ``model``, ``question``,
+    ``trial``, ``score``, ``dataset``); other keyword arguments go to the tool
+    reader (e.g. ``regroup=`` for AISBench).
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ValueError("paths: give at least one file or folder")
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
+    columns = dict(columns or {})
+    for k in columns:
+        if k not in _COLUMN_KEYS:
+            raise ValueError(f"columns: unknown key {k!r}; expected some of {_COLUMN_KEYS}")
+    sets = [_load_one(p, format, columns, options) for p in paths]
+    return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
+

@@ -1,0 +1,175 @@
+"""The ``bayeseval`` command: subcommands, formats, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayeseval as be
+from bayeseval.cli import main
+from bayeseval.io import read_outcomes
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME24 = str(ROOT / "examples" / "data" / "tot_game24.json")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def long_csv(tmp_path):
+    """Two models on 60 shared questions, B clearly better; a long CSV with custom column names."""
+    rng = np.random.default_rng(5)
+    p = rng.beta(2, 2, 60)
+    rows = []
+    for name, shift in (("base", 0.0), ("new", 0.25)):
+        R = rng.random((60, 4)) < np.clip(p + shift, 0, 1)[:, None]
+        rows += [{"system": name, "task": f"t{i}", "trial": j, "ok": int(R[i, j])} for i in range(60) for j in range(4)]
+    path = tmp_path / "runs.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return str(path)
+
+
+COLS = ("--model-col", "system", "--question-col", "task", "--score-col", "ok")
+
+
+def test_report_json_equals_the_library(capsys):
+    code, out, _ = run(capsys, "report", GAME24, "--metrics", "avg,pass@10", "--format", "json", "--quiet")
+    assert code == 0
+    records = json.loads(out)
+    ev = be.evaluate(read_outcomes(GAME24), ["avg", "pass@10"])
+    got = {(r["model"], r["metric"]): (r["value"], r["lo"], r["hi"]) for r in records}
+    for e in ev:
+        assert got[(e.model, e.metric)] == pytest.approx((e.value, e.lo, e.hi), abs=1e-12)
+
+
+@pytest.mark.parametrize("fmt, needle", [("terminal", "gpt-4 IO"), ("markdown", "| gpt-4 IO"),
+                                          ("latex", "\\toprule"), ("csv", "gpt-4 CoT"), ("aisbench", "gpt-4 IO")])
+def test_report_formats_write_files(capsys, tmp_path, fmt, needle):
+    out_file = tmp_path / f"table.{fmt}"
+    code, out, err = run(capsys, "report", GAME24, "--metrics", "avg,pass@100", "--format", fmt, "-o", str(out_file),
+                         "--quiet")
+    assert code == 0 and out == "" and f"wrote {out_file}" in err
+    text = out_file.read_text()
+    assert needle in text and ("7.3" in text if fmt != "csv" else "0.0734" in text)  # IO's pass@1 = 7.34 %
+
+
+def test_report_long_table_with_plots(capsys, tmp_path, long_csv):
+    forest, curve = tmp_path / "forest.png", tmp_path / "passk.png"
+    code, out, _ = run(capsys, "report", long_csv, *COLS, "--metrics", "avg,pass@2", "--plot", str(forest),
+                       "--plot-pass-k", str(curve), "--quiet")
+    assert code == 0 and "new" in out and "base" in out
+    assert forest.stat().st_size > 1000 and curve.stat().st_size > 1000
+
+
+def test_compare_exit_codes_follow_the_verdict(capsys, long_csv):
+    code, out, err = run(capsys, "compare", "--data", long_csv, "base", "new", *COLS, "--fail-if-worse", "--quiet")
+    assert code == 1 and "new is better" in out and "base is credibly worse than new" in err
+    code, out, _ = run(capsys, "compare", "--data", long_csv, "new", "base", *COLS, "--fail-if-worse", "--quiet")
+    assert code == 0 and "new is better" in out
+    code, out, _ = run(capsys, "compare", "--data", long_csv, "base", "new", *COLS, "--quiet")
+    assert code == 0  # without --fail-if-worse a finding is not a failure
+
+
+def test_compare_json_equals_the_library(capsys):
+    code, out, _ = run(capsys, "compare", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--metric", "pass@10",
+                       "--format", "json", "--quiet")
+    assert code == 0
+    got = json.loads(out)[0]
+    data = read_outcomes(GAME24)
+    ref = be.compare(data.counts("gpt-4 CoT"), data.counts("gpt-4 IO"), metric="pass@10", names=("gpt-4 CoT", "gpt-4 IO"))
+    assert got["delta"]["mean"] == pytest.approx(ref.delta.mean, abs=1e-12)
+    assert got["p_a_better"] == pytest.approx(ref.p_a_better, abs=1e-12)
+
+
+def test_compare_two_files_with_path_model_syntax(capsys, tmp_path):
+    data = read_outcomes(GAME24)
+    for m, fname in (("gpt-4 IO", "io.csv"), ("gpt-4 CoT", "cot.csv")):
+        pd.DataFrame(data.matrix(m).astype(int), index=data.run(m).ids).to_csv(tmp_path / fname, index_label="task")
+    code, out, _ = run(capsys, "compare", str(tmp_path / "io.csv"), str(tmp_path / "cot.csv"), "--quiet")
+    assert code == 0 and "io is better" in out
+    code, _, err = run(capsys, "compare", GAME24, str(tmp_path / "cot.csv"), "--quiet")
+    assert code == 2 and "pick one with" in err
+    code, out, _ = run(capsys, "compare", f"{GAME24}::gpt-4 IO", str(tmp_path / "cot.csv"), "--quiet")
+    assert code == 0 and "gpt-4 IO is better" in out
+
+
+def test_rank_and_plan(capsys):
+    code, out, _ = run(capsys, "rank", GAME24, "--format", "json", "--quiet")
+    assert code == 0 and [m["model"] for m in json.loads(out)["models"]] == ["gpt-4 IO", "gpt-4 CoT"]
+    code, out, _ = run(capsys, "plan", GAME24, "--delta", "0.03", "--format", "json", "--quiet")
+    ref = be.plan(read_outcomes(GAME24).counts("gpt-4 IO"), read_outcomes(GAME24).counts("gpt-4 CoT"), delta=0.03)
+    assert code == 0 and json.loads(out) == json.loads(json.dumps(ref.to_dict()))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["report", "missing.csv"], "missing.csv: no such file or folder"),
+    (["report", GAME24, "--metrics", "pass@0"], "k must be an integer >= 1, got 0"),
+    (["report", GAME24, "--metrics", "accuracy@5"], "unknown metric 'accuracy@5'"),
+    (["compare", "--data", GAME24, "gpt-4 IO", "gpt-5"], "B: no model 'gpt-5'"),
+    (["rank", GAME24, "--models", "gpt-4 IO"], "ranking needs at least two models"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv, "--quiet")
+    assert code == 2 and out == ""
+    assert err.startswith("bayeseval: error: ") and message in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_debug_shows_the_traceback():
+    with pytest.raises(FileNotFoundError):
+        main(["report", "missing.csv", "--debug"])
+
+
+def test_argument_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["report", GAME24, "--level", "1.5"])
+    assert exc.value.code == 2 and "expected a number in (0, 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "rank", "plan", "demo"])
+def test_help_shows_examples(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0 and "examples:" in capsys.readouterr().out
+
+
+def test_installed_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "bayeseval.cli", "report", GAME24, "--metrics", "pass@100",
+                           "--format", "csv"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "pass@100" in proc.stdout
+
+
+def test_report_on_an_aisbench_folder_corrects_the_grouping_bug(capsys, tmp_path):
+    src = ROOT / "tests" / "data" / "aisbench"
+    (tmp_path / "results" / "vllm-api-general-chat").mkdir(parents=True)
+    (tmp_path / "predictions" / "vllm-api-general-chat").mkdir(parents=True)
+    (tmp_path / "results" / "vllm-api-general-chat" / "demo_gsm8k.json").write_bytes(
+        (src / "aisbench_SIMULATED_results_demo_gsm8k_n3_dump_eval_details.json").read_bytes())
+    (tmp_path / "predictions" / "vllm-api-general-chat" / "demo_gsm8k.jsonl").write_bytes(
+        (src / "aisbench_SIMULATED_predictions_demo_gsm8k_n3.jsonl").read_bytes())
+    code, out, err = run(capsys, "report", str(tmp_path), "--metrics", "avg@3,pass@3,cons@3", "--format", "json",
+                         "--quiet")
+    assert code == 0
+    assert "cons@3: AISBench reported 75.00, corrected 100.00" in err
+    values = {r["metric"]: r["value"] for r in json.loads(out)}
+    assert values == {"avg@n": 0.75, "pass@3": 1.0, "cons@3": 1.0}
+
+
+def test_plot_coverage_writes_a_png(capsys, tmp_path):
+    png = tmp_path / "coverage.png"
+    code, _, err = run(capsys, "plot-coverage", str(ROOT / "benchmarks" / "results_coverage.md"), "-o", str(png),
+                       "--metric", "pass@k")
+    assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run(capsys, "plot-coverage", "-o", str(png), "--scope", "galaxy")
+    assert code == 2 and "--scope: 'galaxy' is not in" in err
