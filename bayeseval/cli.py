@@ -419,7 +419,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "(default avg)")
     rep.add_argument("--format", choices=REPORT_FORMATS, default="terminal")
     rep.add_argument("-o", "--output", help="write the table to this file instead of stdout")
-    rep.add_argument("--digits", type=int, default=1, help="decimals shown (default 1)")
+    rep.add_argument("--digits", type=int, default=None,
+                     help="decimals shown (default: 1 in percent, 2 in AISBench tables, 3 for fractions)")
     rep.add_argument("--fraction", action="store_true", help="show fractions instead of percent")
     rep.add_argument("--bold-best", action="store_true", help="LaTeX/Markdown: bold the best model per metric")
     rep.add_argument("--baseline", help="add a difference column against this model with adjusted p-values")

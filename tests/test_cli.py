@@ -173,3 +173,15 @@ def test_plot_coverage_writes_a_png(capsys, tmp_path):
     assert code == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, err = run(capsys, "plot-coverage", "-o", str(png), "--scope", "galaxy")
     assert code == 2 and "--scope: 'galaxy' is not in" in err
+
+
+def test_aisbench_summary_shows_the_tools_own_numbers_beside_ours(capsys):
+    path = ROOT / "tests" / "data" / "opencompass" / "opencompass_SIMULATED_results_demo_gsm8k_n3.json"
+    code, out, _ = run(capsys, "report", str(path), "--metrics", "avg,g-pass@3,mg-pass@3", "--tau", "0.75",
+                       "--format", "aisbench-csv", "--quiet")
+    assert code == 0
+    rows = {r["metric"]: r for r in pd.read_csv(__import__("io").StringIO(out)).to_dict("records")}
+    # OpenCompass printed accuracy 75, G-Pass@3_0.75 = 25 and mG-Pass@3 = 16.67; our finite-sample values agree
+    assert rows["avg"]["model"] == rows["avg"]["model reported"] == 75.0
+    assert rows["g-pass@3 (tau=0.75)"]["model"] == rows["g-pass@3 (tau=0.75)"]["model reported"] == 25.0
+    assert rows["mg-pass@3"]["model reported"] == pytest.approx(16.67) == rows["mg-pass@3"]["model"]

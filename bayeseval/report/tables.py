@@ -38,6 +38,7 @@ import io
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -731,9 +732,41 @@ def _aisbench_metric(e, names: dict) -> str:
     return e.metric
 
 
+def _key(name: str) -> str:
+    return str(name).lower().replace(" ", "")
+
+
+def reported_value(run, *names: str):
+    """The number the evaluation tool printed for a metric, matched across naming conventions:
+    ``avg`` / ``avg@n`` = AISBench's ``avg@<n>``, ``accuracy (<n> runs average)`` or ``accuracy``;
+    ``g-pass@k (tau=t)`` = OpenCompass's ``G-Pass@k_t``; otherwise the name itself, ignoring case.
+
+    >>> from bayeseval.io import Run
+    >>> run = Run("d", "m", [0, 1], [[1, 0, 1], [1, 1, 1]], reported={"G-Pass@3_0.5": 100.0, "avg@3": 83.3})
+    >>> reported_value(run, "g-pass@3 (tau=0.5)"), reported_value(run, "avg"), reported_value(run, "pass@3")
+    (100.0, 83.3, None)
+    """
+    table = {_key(k): v for k, v in run.reported.items()}
+    n = int(run.n.max()) if run.M else 0
+    for name in names:
+        candidates = [name]
+        if _key(name) in ("avg", "avg@n"):
+            candidates += [f"avg@{n}", f"accuracy ({n} runs average)", "accuracy"]
+        for c in candidates:
+            if _key(c) in table:
+                return table[_key(c)]
+        g = re.fullmatch(r"g-pass@(\d+)\(tau=([\d.]+)\)", _key(name))
+        if g:
+            for k, v in table.items():
+                h = re.fullmatch(r"g-pass@(\d+)_([\d.]+)", k)
+                if h and h[1] == g[1] and float(h[2]) == float(g[2]):
+                    return v
+    return None
+
+
 def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", interval: str | None = "columns",
                      reported: bool | None = None, metric_names: dict | None = None, dataset: str | None = None,
-                     metrics: Any = None, models: Any = None, point: str = "value", digits: int = 2,
+                     metrics: Any = None, models: Any = None, point: str = "value", digits: int | None = 2,
                      path: Any = None) -> str:
     """AISBench's summary table (``DefaultSummarizer``) with credible intervals.
 
@@ -767,7 +800,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
     if interval is not None:
         interval = _choice(interval, "interval", ("columns", "ci"))
     point = _choice(point, "point", ("value", "mean"))
-    digits = V.integer(digits, "digits", minimum=0)
+    digits = 2 if digits is None else V.integer(digits, "digits", minimum=0)
     if metric_names is None:
         metric_names = {}
     if not isinstance(metric_names, dict) or not all(isinstance(v, str) for v in metric_names.values()):
@@ -840,7 +873,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
                 row.append(f"[{fmt(e.lo, digits, sc)}, {fmt(e.hi, digits, sc)}]")
             if reported:
                 run = run_of(ds, m)
-                rep = None if run is None else run.reported.get(metric, run.reported.get(e.metric))
+                rep = None if run is None else reported_value(run, metric, e.metric)
                 row.append("-" if rep is None else f"{rep:.{digits}f}" if isinstance(rep, (int, float)) else str(rep))
         rows.append(row)
     if style == "csv":
