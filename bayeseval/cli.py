@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -45,8 +46,13 @@ def _progress(iterable, args, desc: str, total: int | None = None):
                 file=sys.stderr, leave=False)
 
 
-def _split(text: str | None) -> list[str] | None:
-    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
+def _split(text: str | None, flag: str = "") -> list[str] | None:
+    if text is None:
+        return None
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"{flag or 'a list option'}: give at least one comma-separated name, got {text!r}")
+    return items
 
 
 def _columns(args) -> dict:
@@ -58,21 +64,43 @@ def _columns(args) -> dict:
     return out
 
 
+_SHOWN: set = set()
+
+
+def _warn(text: str) -> None:
+    """Print a warning once per run, on stderr (stdout stays clean for --format json / csv)."""
+    if text not in _SHOWN:
+        _SHOWN.add(text)
+        print(f"bayeseval: warning: {text}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):  # warnings.showwarning's signature
+    _warn(str(message))
+
+
+def _reader_options(args) -> dict:
+    """Tool-reader options from the command line (each reader takes the ones it knows)."""
+    out = {}
+    if getattr(args, "regroup", None) is not None:
+        out["regroup"] = {"auto": "auto", "yes": True, "no": False}[args.regroup]
+    for flag, key in (("lm_eval_metric", "metric"), ("lm_eval_filter", "filter"), ("inspect_scorer", "scorer")):
+        if getattr(args, flag, None):
+            out[key] = getattr(args, flag)
+    if getattr(args, "single_trial", False):
+        out["single_trial"] = True
+    return out
+
+
 def _load(paths, args):
-    """Files/folders -> one OutcomeSet (with a progress bar over paths); tool warnings printed once."""
+    """Files/folders -> one OutcomeSet (with a progress bar over paths); warnings printed once."""
     sets = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for p in _progress(paths, args, "loading"):
-            sets.append(load(p, format=args.input_format, columns=_columns(args)))
+    for p in _progress(paths, args, "loading"):
+        sets.append(load(p, format=args.input_format, columns=_columns(args), **_reader_options(args)))
     data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
-    shown = set()
-    for w in caught:
-        text = str(w.message)
-        if text not in shown:
-            shown.add(text)
-            print(f"bayeseval: warning: {text}", file=sys.stderr)
-    models, datasets = _split(getattr(args, "models", None)), _split(getattr(args, "datasets", None))
+    for text in data.warnings:
+        _warn(text)
+    models = _split(getattr(args, "models", None), "--models")
+    datasets = _split(getattr(args, "datasets", None), "--datasets")
     if models or datasets:
         data = data.select(models=models, datasets=datasets)
     return data
@@ -108,37 +136,88 @@ def _metric_params(metric: str, args) -> dict:
 def cmd_report(args) -> int:
     from .report import tables
 
+    for path in (args.plot, args.plot_pass_k, args.output):
+        _check_output(path)
+    for path in (args.plot, args.plot_pass_k):
+        _check_image(path)
     data = _load(args.paths, args)
-    metrics = _split(args.metrics) or ["avg"]
+    metrics = _split(args.metrics, "--metrics")
     kw = _estimate_kwargs(args)
     estimates = []
     several = len(data.datasets) > 1
     jobs = [(run, m) for run in data for m in metrics]
     for run, metric in _progress(jobs, args, "estimating", total=len(jobs)):
         w = {"w": run.weights} if run.weights is not None else {}
-        e = estimate(run.counts(), metric, model=run.model, **w, **kw, **_metric_params(metric, args))
+        try:
+            e = estimate(run.counts(), metric, model=run.model, **w, **kw, **_metric_params(metric, args))
+        except (ValueError, TypeError) as exc:
+            where = f"{run.dataset}/{run.model}" if several else run.model
+            raise type(exc)(f"{where}, {metric}: {exc}") from exc
         estimates.append(e if not several else _with_dataset(e, run.dataset))
     ev = Evaluation(estimates)
-    ranking = None
-    if args.baseline:
-        ranking = _ranking(data, args, metric=metrics[0])
+    ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
+    if args.plot_pass_k and not any(r.weights is None for r in data):
+        raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical)")
     text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,
                          bold_best=args.bold_best, comparisons=ranking, baseline=args.baseline)
     _write(text, args)
     if args.plot:
         from .report import plots
 
-        plots.forest(ev, save=args.plot)
+        plots.forest(ev, percent=not args.fraction, save=args.plot)
         print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
     if args.plot_pass_k:
         from .report import plots
 
         binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if r.weights is None}
-        if not binary:
-            raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is categorical")
-        plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, save=args.plot_pass_k)
+        plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval, prior=args.prior,
+                              percent=not args.fraction, save=args.plot_pass_k)
         print(f"bayeseval: wrote {args.plot_pass_k}", file=sys.stderr)
     return 0
+
+
+def _check_output(path) -> None:
+    """Fail before any work when an output file cannot be written (folder missing, unknown image type)."""
+    if not path:
+        return
+    p = Path(path)
+    if not p.parent.exists():
+        raise UsageError(f"{path}: folder {p.parent} does not exist")
+
+
+def _check_image(path) -> None:
+    if path and Path(path).suffix.lower() not in (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif",
+                                                  ".tiff", ".webp"):
+        raise UsageError(f"{path}: unknown image type; use .png, .pdf or .svg")
+
+
+def _same_id_types(runs) -> bool:
+    return len({type(i) for r in runs for i in r.ids}) <= 1
+
+
+def _binary_runs(data, what: str):
+    """The 0/1 runs of a one-dataset OutcomeSet (graded runs are named in a warning) and whether ids need str."""
+    data = _one_dataset(data, what)
+    binary = [r for r in data if r.weights is None]
+    graded = [r.model for r in data if r.weights is not None]
+    if graded:
+        _warn(f"{what} compares 0/1 outcomes only; left out graded (categorical) model(s): {', '.join(graded)}")
+    return binary, not _same_id_types(binary)
+
+
+def _baseline_comparisons(data, args, metric: str):
+    """compare(model, baseline) for every other model: the Δ column's family is these K - 1 comparisons."""
+    from .compare import compare
+
+    binary, str_ids = _binary_runs(data, "--baseline")
+    names = [r.model for r in binary]
+    if args.baseline not in names:
+        raise UsageError(f"--baseline: no model {args.baseline!r} with 0/1 outcomes; models: {names}")
+    base = next(r for r in binary if r.model == args.baseline)
+    return [compare(r.counts(str_ids), base.counts(str_ids), metric=metric, scope=args.scope, level=args.level,
+                    seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
+                    **_metric_params(metric, args))
+            for r in _progress(binary, args, "comparing") if r is not base]
 
 
 def _with_dataset(e, dataset):
@@ -147,8 +226,12 @@ def _with_dataset(e, dataset):
     return dataclasses.replace(e, dataset=dataset)
 
 
-def _one_dataset(data, args, what: str):
+def _one_dataset(data, what: str):
+    """The inputs as one dataset; runs from different files (one run per model) pair up by question id."""
     if len(data.datasets) > 1:
+        if len(data.models) == len(data):
+            _warn(f"{what}: pairing runs labelled with different datasets {data.datasets} by question id")
+            return data
         raise UsageError(f"{what} works on one dataset at a time; these inputs hold {data.datasets}: "
                          "choose one with --datasets NAME")
     return data
@@ -157,11 +240,10 @@ def _one_dataset(data, args, what: str):
 def _ranking(data, args, metric: str):
     from .compare import compare_all
 
-    data = _one_dataset(data, args, "rank")
-    binary = [r for r in data if r.weights is None]
+    binary, str_ids = _binary_runs(data, "rank")
     if len(binary) < 2:
         raise UsageError("ranking needs at least two models with 0/1 outcomes")
-    models = {r.model: r.counts() for r in binary}
+    models = {r.model: r.counts(str_ids) for r in binary}
     return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
                        resamples=args.resamples, **_metric_params(metric, args))
 
@@ -188,6 +270,9 @@ def _side(spec: str, data, args, label: str):
 def cmd_compare(args) -> int:
     from .compare import compare
 
+    _check_output(args.output)
+    _check_output(args.plot)
+    _check_image(args.plot)
     data = _load(args.data, args) if args.data else None
     name_a, side_a = _side(args.a, data, args, "A")
     name_b, side_b = _side(args.b, data, args, "B")
@@ -197,14 +282,15 @@ def cmd_compare(args) -> int:
     if not shared:
         if len(side_a.datasets) == len(side_b.datasets) == 1:
             shared = [(side_a.datasets[0], side_b.datasets[0])]
+            if data is not None:
+                raise UsageError(f"A ({name_a}) is on dataset {side_a.datasets[0]!r} and B ({name_b}) on "
+                                 f"{side_b.datasets[0]!r}: they share no questions to pair")
+            _warn(f"pairing A's dataset {side_a.datasets[0]!r} with B's {side_b.datasets[0]!r} by question id")
         else:
             raise UsageError(f"A and B share no dataset: A has {side_a.datasets}, B has {side_b.datasets}")
     else:
         shared = [(d, d) for d in shared]
-    rope = None
-    if args.rope is not None:
-        parts = [float(x) for x in args.rope.split(",")]
-        rope = parts[0] if len(parts) == 1 else tuple(parts)
+    rope = args.rope
     results = []
     for da, db in _progress(shared, args, "comparing"):
         ra, rb = side_a.run(side_a.models[0], da), side_b.run(side_b.models[0], db)
@@ -215,7 +301,7 @@ def cmd_compare(args) -> int:
                       seed=args.seed, resamples=args.resamples, names=(name_a, name_b),
                       **_metric_params(args.metric, args))
         results.append((da, res))
-    worse = [d for d, r in results if r.verdict.startswith(f"{name_b} is better")]
+    worse = [d for d, r in results if _credibly_worse(r)]
     if args.format == "json":
         text = json.dumps([{"dataset": d, **r.to_dict()} for d, r in results], indent=1)
     else:
@@ -235,6 +321,14 @@ def cmd_compare(args) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _credibly_worse(res) -> bool:
+    """A is credibly worse than B: P(A > B) <= (1 - level) / 2, or with a ROPE, mass below it >= level
+    (the same rule as the verdict)."""
+    if res.rope is not None:
+        return res.rope["below"] >= res.delta.level
+    return res.p_a_better <= (1 - res.delta.level) / 2
 
 
 def _markdown_comparison(res) -> str:
@@ -260,7 +354,7 @@ def cmd_rank(args) -> int:
 def cmd_plan(args) -> int:
     from .plan import plan
 
-    data = _one_dataset(_load(args.paths, args), args, "plan")
+    data = _one_dataset(_load(args.paths, args), "plan")
     models = data.models
     if len(models) > 2:
         raise UsageError(f"plan takes one model or a pair; these inputs hold {models}: choose with --models A,B")
@@ -347,6 +441,16 @@ def _level(text: str) -> float:
     return value
 
 
+def _rope(text: str):
+    try:
+        parts = [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a half-width r or lo,hi (numbers), got {text!r}") from None
+    if len(parts) not in (1, 2):
+        raise argparse.ArgumentTypeError(f"expected a half-width r or lo,hi, got {text!r}")
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
 def _add_input(p, many: bool = True) -> None:
     if many:
         p.add_argument("paths", nargs="+", metavar="PATH",
@@ -358,6 +462,13 @@ def _add_input(p, many: bool = True) -> None:
     g.add_argument("--datasets", help="comma-separated datasets to keep")
     for key in ("model", "question", "trial", "score", "dataset"):
         g.add_argument(f"--{key}-col", metavar="NAME", help=f"long tables: the {key} column (default '{key}')")
+    g.add_argument("--regroup", choices=("auto", "yes", "no"), default=None,
+                   help="AISBench: regroup replicas (3.1 grouping bug): auto-detect (default), force, or keep")
+    g.add_argument("--lm-eval-metric", metavar="NAME", help="lm-eval: the per-sample metric field (e.g. exact_match)")
+    g.add_argument("--lm-eval-filter", metavar="NAME", help="lm-eval: the filter (e.g. strict-match)")
+    g.add_argument("--single-trial", action="store_true",
+                   help="lm-eval: read a per-document value as one trial when repeats > 1 (outcomes were aggregated)")
+    g.add_argument("--inspect-scorer", metavar="NAME", help="inspect_ai: the scorer to read")
 
 
 def _add_stats(p, *, interval: bool = True) -> None:
@@ -443,7 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="read both models from this input (repeat for several files)")
     _add_input(cmp_, many=False)
     cmp_.add_argument("--metric", default="avg", help="metric to compare (default avg)")
-    cmp_.add_argument("--rope", help="region of practical equivalence: half-width r or lo,hi")
+    cmp_.add_argument("--rope", type=_rope, help="region of practical equivalence: half-width r or lo,hi")
     cmp_.add_argument("--resamples", type=int, default=10_000, help="bootstrap / permutation resamples")
     cmp_.add_argument("--fail-if-worse", action="store_true",
                       help="exit 1 when A is credibly worse than B (the verdict says B is better)")
@@ -504,13 +615,25 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _SHOWN.clear()
     try:
-        return args.func(args)
-    except (ValueError, TypeError, KeyError, LookupError, OSError, ImportError) as exc:
+        with warnings.catch_warnings():
+            if not args.debug:
+                warnings.showwarning = _show_warning
+            return args.func(args)
+    except BrokenPipeError:  # `bayeseval report ... | head`: the reader left; not an error
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:  # pragma: no cover
+            pass
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the CLI's contract: one line, exit 2, traceback only with --debug
         if args.debug:
             raise
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
+        if not isinstance(exc, (ValueError, TypeError, LookupError, OSError, ImportError)):
+            first = f"{type(exc).__name__}: {first} (run with --debug for the traceback)"
         print(f"bayeseval: error: {first}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # pragma: no cover - interactive only

@@ -185,3 +185,62 @@ def test_aisbench_summary_shows_the_tools_own_numbers_beside_ours(capsys):
     assert rows["avg"]["model"] == rows["avg"]["model reported"] == 75.0
     assert rows["g-pass@3 (tau=0.75)"]["model"] == rows["g-pass@3 (tau=0.75)"]["model reported"] == 25.0
     assert rows["mg-pass@3"]["model reported"] == pytest.approx(16.67) == rows["mg-pass@3"]["model"]
+
+
+def test_unexpected_exceptions_are_still_one_line_and_exit_2(capsys, monkeypatch):
+    import bayeseval.cli as cli
+
+    def boom(*a, **k):
+        raise RuntimeError("solver exploded")
+
+    monkeypatch.setattr(cli, "load", boom)
+    code, out, err = run(capsys, "report", GAME24, "--quiet")
+    assert code == 2 and err == "bayeseval: error: RuntimeError: solver exploded (run with --debug for the traceback)\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "--data", GAME24, "gpt-4 IO", "gpt-4 CoT", "--rope", "abc"], "expected a half-width r or lo,hi"),
+])
+def test_option_types_are_checked_by_the_parser(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_empty_lists_and_unwritable_outputs_fail_before_any_work(capsys, tmp_path):
+    code, _, err = run(capsys, "report", GAME24, "--metrics", ",", "--quiet")
+    assert code == 2 and "--metrics: give at least one comma-separated name" in err
+    code, out, err = run(capsys, "report", GAME24, "--plot", str(tmp_path / "nope" / "f.png"), "--quiet")
+    assert code == 2 and out == "" and "does not exist" in err
+    code, out, err = run(capsys, "report", GAME24, "--plot", str(tmp_path / "f.xyz"), "--quiet")
+    assert code == 2 and out == "" and "unknown image type" in err
+
+
+def test_baseline_column_adjusts_over_the_comparisons_with_the_baseline(capsys, long_csv):
+    code, out, _ = run(capsys, "report", long_csv, *COLS, "--baseline", "base", "--format", "json", "--quiet")
+    assert code == 0
+    rec = {r["model"]: r for r in json.loads(out)}
+    data = be.io.load(long_csv, columns={"model": "system", "question": "task", "score": "ok"})
+    ref = be.compare(data["new"], data["base"], names=("new", "base"))
+    assert rec["new"]["delta"] == pytest.approx(ref.delta.mean, abs=1e-12)
+    assert rec["new"]["p_adjusted"] == pytest.approx(ref.permutation["p_value"], abs=1e-12)  # one comparison
+
+
+def test_rank_pairs_int_and_string_ids_across_files(capsys, tmp_path):
+    data = read_outcomes(GAME24)
+    pd.DataFrame(data.matrix("gpt-4 IO").astype(int), index=data.run("gpt-4 IO").ids).to_csv(
+        tmp_path / "io.csv", index_label="task")
+    code, out, _ = run(capsys, "rank", str(tmp_path / "io.csv"), f"{GAME24}", "--models", "io,gpt-4 CoT",
+                       "--format", "json", "--quiet")
+    assert code == 0 and [m["model"] for m in json.loads(out)["models"]] == ["io", "gpt-4 CoT"]
+
+
+def test_tool_warnings_reach_stderr_not_stdout(capsys, tmp_path):
+    src = ROOT / "tests" / "data" / "aisbench" / "aisbench_SIMULATED_results_demo_gsm8k_n3_dump_eval_details.json"
+    doc = json.loads(src.read_text())
+    for g in doc["details"]:
+        g["answer"] = ["5"] * len(g["answer"])  # identical references: the grouping cannot be checked
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "report", str(path), "--input-format", "aisbench", "--format", "json", "--quiet")
+    assert code == 0 and json.loads(out) and "replica grouping not checked" in err and err.count("not checked") == 1

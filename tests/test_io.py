@@ -197,3 +197,48 @@ def test_runs_are_read_only_and_copies():
         run.matrix[0, 0] = 5
     with pytest.raises(ValueError, match="one row per question id"):
         Run("d", "m", ["q", "r"], [[1, 0]])
+
+
+def test_ids_and_names_are_kept_exactly_as_written(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"model": "007", "question": "1e3", "score": 1}\n{"model": "007", "question": "1000", "score": 0}\n')
+    s = load(path)
+    assert s.models == ["007"] and s.run("007").ids == ("1e3", "1000")
+    csv = tmp_path / "runs.csv"
+    csv.write_text("\ufeffmodel,question,score\nNA,01,1\nNA,02,\nNA,01,0\n")  # BOM, a model called NA, empty score
+    t = load(csv)
+    assert t.models == ["NA"] and t.run("NA").ids == ("01", "02")
+    np.testing.assert_array_equal(t.matrix("NA"), [[1, 0], [np.nan, np.nan]])
+
+
+def test_empty_labels_are_errors_and_empty_questions_are_left_out_with_a_warning():
+    with pytest.raises(ValueError, match="row 1: column 'model' \\(model\\) is empty"):
+        from_long(pd.DataFrame({"model": ["a", None], "question": [1, 2], "score": [1, 0]}))
+    s = from_long(pd.DataFrame({"model": "a", "question": [1, 1, 2], "score": [1, 0, np.nan]}))
+    with pytest.warns(UserWarning, match=r"dataset/a: 1 question\(s\) have no observed trial and are left out: \[2\]"):
+        c = s.counts("a")
+    assert c.M == 1 and list(c.ids) == [1]
+
+
+def test_to_frame_round_trips_graded_scores():
+    s = from_long(pd.DataFrame({"model": "m", "question": [1, 1, 2, 2], "score": [0.25, 0.5, 1.0, 0.5]}))
+    frame = s.to_frame()
+    assert frame["score"].tolist() == [0.25, 0.5, 1.0, 0.5]
+    back = from_long(frame)
+    assert be.evaluate(back, ["avg"])[0].value == be.evaluate(s, ["avg"])[0].value == pytest.approx(0.5625)
+
+
+def test_runs_validate_their_content():
+    with pytest.raises(ValueError, match="outcomes must be categories 0, 1, 2"):
+        Run("d", "m", ["q"], [[0.5]])
+    with pytest.raises(ValueError, match="categories above 1 need weights"):
+        Run("d", "m", ["q"], [[2, 1]])
+    with pytest.raises(ValueError, match="question ids must be unique"):
+        Run("d", "m", ["q", "q"], [[1], [0]])
+    assert Run("d", "m", np.arange(2), [[1], [0]]).ids == (0, 1) and type(Run("d", "m", np.arange(1), [[1]]).ids[0]) is int
+
+
+def test_a_continuous_score_is_refused_not_turned_into_thousands_of_categories():
+    scores = np.linspace(0, 1, 3000)
+    with pytest.raises(ValueError, match="3000 distinct non-integer scores; a continuous score is not a set of categories"):
+        from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": scores}))

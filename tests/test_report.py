@@ -505,3 +505,15 @@ def test_graded_metrics_keep_their_units_in_percent_tables():
     assert "in percent (metrics outside [0, 1] in their own units)" in to_terminal(ev)
     lines = aisbench_summary(ev, interval=None).splitlines()
     assert lines[1:] == [f"-,-,avg,-,{graded.value:.2f}", f"-,-,pass@2,-,{100 * rate.value:.2f}"]
+
+
+def test_rows_of_one_dataset_stay_together():
+    """Estimates arriving dataset-interleaved (model-major) are grouped by dataset in the table."""
+    import bayeseval as be
+    from bayeseval.io import OutcomeSet, Run
+    from bayeseval.report import to_markdown
+
+    runs = [Run(d, m, ["q1", "q2", "q3"], [[1, 0], [1, 1], [0, 0]]) for m in ("a", "b") for d in ("dA", "dB")]
+    text = to_markdown(be.evaluate(OutcomeSet(runs), ["avg"], scope="benchmark"))
+    body = [line for line in text.splitlines() if line.startswith("| d") and "dataset" not in line]
+    assert [line.split("|")[1].strip() for line in body] == ["dA", "dA", "dB", "dB"]

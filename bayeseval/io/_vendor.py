@@ -64,7 +64,7 @@ def show(value: Any) -> str:
 def load_json(path: Path, where: str) -> Any:
     """Decode a JSON file; a missing or malformed file raises ValueError naming it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ValueError(f"{where}: no such file") from None
     except UnicodeDecodeError as exc:
@@ -78,7 +78,7 @@ def load_json(path: Path, where: str) -> Any:
 def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
     """``(line number, decoded object)`` for each non-blank line of a JSON-lines file."""
     try:
-        fh = Path(path).open(encoding="utf-8")
+        fh = Path(path).open(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ValueError(f"{where}: no such file") from None
     with fh:
@@ -183,20 +183,30 @@ def details_groups(details: Any, where: str) -> tuple[list[int], list[list[int]]
     return ids, rows, refs
 
 
-def categorise(values: Any) -> tuple[np.ndarray, np.ndarray | None]:
+def categorise(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarray | None]:
     """Scores (NaN = missing) -> (category codes, weights): the library's convention for tables.
 
     0/1 scores stay binary (weights None); non-negative integers become
     categories ``0..max`` weighted by their value; other numbers become one
-    category per distinct value, weighted by the value (partial credit).
+    category per distinct value, weighted by the value (partial credit).  At
+    most 1001 categories: a continuous score (BLEU, a log-likelihood) is not a
+    set of categories, and the error says to bin it.
     """
     x = np.asarray(values, dtype=float)
     seen = x[~np.isnan(x)]
     if seen.size == 0 or np.all((seen == 0) | (seen == 1)):
         return x, None
-    if np.all(seen == np.round(seen)) and seen.min() >= 0 and seen.max() <= 1000:
+    if not np.isfinite(seen).all():
+        raise ValueError(f"{where}: scores must be finite numbers")
+    if np.all(seen == np.round(seen)) and seen.min() >= 0:
+        if seen.max() > 1000:
+            raise ValueError(f"{where}: integer scores up to {seen.max():g}; categories stop at 1000 "
+                             "(rescale or bin the scores)")
         return x, np.arange(int(seen.max()) + 1, dtype=float)
     levels = np.unique(seen)
+    if levels.size > 1001:
+        raise ValueError(f"{where}: {levels.size} distinct non-integer scores; a continuous score is not a set of "
+                         "categories: bin it into at most 1001 levels (e.g. round it) first")
     cats = np.full(x.shape, np.nan)
     ok = ~np.isnan(x)
     cats[ok] = np.searchsorted(levels, x[ok])
@@ -218,7 +228,7 @@ def read_summary_csv(folder: Path, root: Path | None = None) -> dict:
     path = files[-1]
     where = where_of(path, root)
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
             rows = list(csv.reader(fh))
     except (UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{where}: not a readable CSV file ({exc})") from None

@@ -242,8 +242,12 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
     elif regroup == "auto":
         do = bool(decided)
         if decided is None:
-            notes.append(f"replica grouping not checked: {evidence}; kept AISBench's grouping, so pass@k and "
-                         "cons@k may be wrong if this file has AISBench 3.1's grouping bug")
+            undecided = (f"{where}: replica grouping not checked: {evidence}; kept AISBench's grouping, so pass@k and "
+                         "cons@k may be wrong if this file has AISBench 3.1's grouping bug (add the predictions file, "
+                         "or force regroup=True/False)")
+            notes.append(undecided)
+            warnings.warn(undecided, UserWarning, stacklevel=stacklevel())
+            set_warnings.append(undecided)
     else:
         do = regroup
         if decided is not None and decided is not regroup:

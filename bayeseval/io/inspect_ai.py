@@ -102,14 +102,16 @@ def _to_float(v: Any, at: str) -> float:
 def _reported(header: dict) -> tuple[dict, list[str]]:
     """``results.scores`` -> ({"<scorer>/<metric>": value}, scorer names in order)."""
     reported, names = {}, []
-    scores = (header.get("results") or {}).get("scores") or []
+    results = header.get("results")
+    scores = (results.get("scores") if isinstance(results, dict) else None) or []
     for s in scores if isinstance(scores, list) else []:
         if not isinstance(s, dict):
             continue
         name = s.get("name") or s.get("scorer")
         if isinstance(name, str):
             names.append(name)
-        for metric, m in (s.get("metrics") or {}).items():
+        metrics = s.get("metrics")
+        for metric, m in (metrics.items() if isinstance(metrics, dict) else ()):
             value = m.get("value") if isinstance(m, dict) else m
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 reported[f"{name}/{metric}"] = float(value)

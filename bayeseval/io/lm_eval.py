@@ -56,6 +56,7 @@ https://github.com/EleutherAI/lm-evaluation-harness.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -74,7 +75,12 @@ _BOOKKEEPING = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps
 def _task_and_date(name: str) -> tuple[str, str]:
     """``samples_<task>_<date>.jsonl`` -> (task, date), as lm-eval's get_file_task_name / get_file_datetime."""
     stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
-    return stem[stem.find("_") + 1: stem.rfind("_")], stem[stem.rfind("_") + 1:]
+    if stem.startswith("samples_"):
+        stem = stem[len("samples_"):]
+    head, sep, tail = stem.rpartition("_")
+    if sep and re.fullmatch(r"\d{4}-\d{2}-\d{2}T[\d\-.:]+", tail):  # lm-eval's timestamp suffix
+        return head, tail
+    return stem, ""  # no timestamp: the whole stem is the task
 
 
 def _repeats(rec: dict, config: dict | None) -> int:
@@ -150,7 +156,8 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         metric = next((m for m in PREFERRED_METRICS if m in names), names[0] if names else None)
         if metric is None:
             raise ValueError(f"{where}: line {rows[0][0]}: no metric field found")
-    config = (results or {}).get("configs", {}).get(task) if isinstance(results, dict) else None
+    configs = results.get("configs") if isinstance(results, dict) else None
+    config = configs.get(task) if isinstance(configs, dict) else None
     repeats = _repeats(rows[0][1], config)
     per_doc = []
     for ln, r in rows:
@@ -171,7 +178,8 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
                      f"(filter {chosen!r}) as a single trial")
     reported, run_meta = {}, {}
     if isinstance(results, dict):
-        entry = results.get("results", {}).get(task, {})
+        table = results.get("results")
+        entry = table.get(task, {}) if isinstance(table, dict) else {}
         if isinstance(entry, dict):
             reported = {k: float(v) for k, v in entry.items()
                         if isinstance(v, (int, float)) and not isinstance(v, bool)}

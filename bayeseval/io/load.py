@@ -21,6 +21,7 @@ Several paths give one merged :class:`OutcomeSet`.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -44,13 +45,15 @@ def _declares_outcomes(path: Path) -> bool:
 
 
 def _looks_long(path: Path, columns: dict) -> bool:
-    """Does a CSV/TSV header hold the long table's question and score columns?"""
+    """Does a CSV/TSV header hold the long table's question column and its score or model column?
+    (Then a missing score column gets from_long's clear error instead of a wide-table misreading.)"""
     if path.suffix.lower() not in (".csv", ".tsv"):
         return True
     with path.open(encoding="utf-8", errors="replace") as fh:
-        header = fh.readline().strip().split("\t" if path.suffix.lower() == ".tsv" else ",")
+        header = fh.readline().lstrip("\ufeff").strip().split("\t" if path.suffix.lower() == ".tsv" else ",")
     header = [h.strip().strip('"') for h in header]
-    return columns.get("question", "question") in header and columns.get("score", "score") in header
+    names = {k: columns.get(k, k) for k in ("question", "score", "model")}
+    return names["question"] in header and (names["score"] in header or names["model"] in header)
 
 
 def _vendor(fmt: str):
@@ -90,7 +93,9 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
         wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
         return read_wide(path, **wide)
     if fmt in FORMATS:
-        return _vendor(fmt)(path, **options)
+        reader = _vendor(fmt)
+        accepted = inspect.signature(reader).parameters
+        return reader(path, **{k: v for k, v in options.items() if k in accepted})
     raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
 
 
@@ -100,7 +105,8 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
 
     ``columns`` renames the long table's columns (keys ``model``, ``question``,
     ``trial``, ``score``, ``dataset``); other keyword arguments go to the tool
-    reader (e.g. ``regroup=`` for AISBench).
+    reader that takes them (e.g. ``regroup=`` for AISBench, ``metric=`` for
+    lm-eval, ``scorer=`` for inspect_ai) and are ignored by the others.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]

@@ -156,6 +156,9 @@ def write_outcomes(path: str | Path, outcomes: OutcomeSet) -> None:
             if sum(r.model == run.model for r in outcomes) > 1:
                 key = f"{run.dataset}/{run.model}"
                 entry["model"] = run.model
+        if key in models:
+            raise ValueError(f"two runs would be stored under the key {key!r} (a model named like "
+                             "'<dataset>/<model>'); rename one with OutcomeSet.rename")
         if run.weights is not None:
             entry["weights"] = [int(v) if float(v).is_integer() else float(v) for v in run.weights]
         entry["questions"] = list(run.ids)

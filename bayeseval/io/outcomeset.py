@@ -23,6 +23,7 @@ matrix with one row per question and NaN for a missing trial.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
@@ -60,15 +61,30 @@ class Run:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        at = f"run {self.dataset}/{self.model}"
         m = _readonly(self.matrix)
-        if m.ndim != 2 or m.shape[0] != len(self.ids):
-            raise ValueError(
-                f"run {self.dataset}/{self.model}: matrix must be 2-D with one row per question id "
-                f"({len(self.ids)} ids), got shape {m.shape}")
+        ids = tuple(v.item() if isinstance(v, np.generic) else v for v in self.ids)
+        if m.ndim != 2 or m.shape[0] != len(ids):
+            raise ValueError(f"{at}: matrix must be 2-D with one row per question id ({len(ids)} ids), got shape {m.shape}")
+        seen = m[~np.isnan(m)]
+        if seen.size and (seen.min() < 0 or np.any(seen != np.round(seen)) or not np.isfinite(seen).all()):
+            raise ValueError(f"{at}: outcomes must be categories 0, 1, 2, ... (NaN = missing trial)")
+        try:
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"{at}: question ids must be unique")
+        except TypeError:
+            raise ValueError(f"{at}: question ids must be strings or numbers") from None
         object.__setattr__(self, "matrix", m)
-        object.__setattr__(self, "ids", tuple(self.ids))
+        object.__setattr__(self, "ids", ids)
         if self.weights is not None:
-            object.__setattr__(self, "weights", _readonly(self.weights))
+            w = _readonly(self.weights)
+            if w.ndim != 1 or w.size < 2 or not np.isfinite(w).all():
+                raise ValueError(f"{at}: weights must be a finite vector with one value per category")
+            if seen.size and seen.max() >= w.size:
+                raise ValueError(f"{at}: an outcome is category {int(seen.max())} but there are {w.size} weights")
+            object.__setattr__(self, "weights", w)
+        elif seen.size and seen.max() > 1:
+            raise ValueError(f"{at}: categories above 1 need weights (the value of each category)")
 
     @property
     def M(self) -> int:
@@ -84,7 +100,17 @@ class Run:
         turns the ids into strings, so runs from files that spell ids as 7 and "7" pair up."""
         K = None if self.weights is None else len(self.weights)
         ids = [str(i) for i in self.ids] if str_ids else list(self.ids)
-        return to_counts(self.matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
+        matrix = self.matrix
+        empty = self.n == 0
+        if empty.any():  # a question whose every trial failed carries no information: leave it out, loudly
+            shown = [ids[i] for i in np.flatnonzero(empty)[:5]]
+            warnings.warn(f"{self.dataset}/{self.model}: {int(empty.sum())} question(s) have no observed trial "
+                          f"and are left out: {shown}{' ...' if empty.sum() > 5 else ''}", stacklevel=2)
+            keep = np.flatnonzero(~empty)
+            if keep.size == 0:
+                raise ValueError(f"{self.dataset}/{self.model}: no question has an observed trial")
+            matrix, ids = matrix[keep], [ids[i] for i in keep]
+        return to_counts(matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
 
     def __repr__(self) -> str:
         n = self.n
@@ -226,7 +252,8 @@ class OutcomeSet:
     __or__ = merge
 
     def to_frame(self):
-        """Long pandas DataFrame: dataset, model, question, trial, score (missing trials left out)."""
+        """Long pandas DataFrame: dataset, model, question, trial, score (missing trials left out; a
+        category's score is its weight, so :func:`~bayeseval.io.from_long` reads the frame back)."""
         import pandas as pd
 
         parts = []
@@ -234,9 +261,10 @@ class OutcomeSet:
             i, j = np.nonzero(~np.isnan(run.matrix))
             ids = np.empty(run.M, dtype=object)
             ids[:] = list(run.ids)
+            code = run.matrix[i, j]
+            score = code if run.weights is None else run.weights[code.astype(np.int64)]
             parts.append(pd.DataFrame({
-                "dataset": run.dataset, "model": run.model, "question": ids[i], "trial": j,
-                "score": run.matrix[i, j],
+                "dataset": run.dataset, "model": run.model, "question": ids[i], "trial": j, "score": score,
             }))
         if not parts:
             return pd.DataFrame(columns=["dataset", "model", "question", "trial", "score"])

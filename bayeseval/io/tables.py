@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ._vendor import categorise
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["from_long", "read_long", "read_wide"]
@@ -45,44 +46,32 @@ _LONG_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "js
                  ".parquet": "parquet", ".pq": "parquet"}
 
 
-def _scores(values: np.ndarray, where: str, column: str):
-    """Score column -> (float categories with NaN, weights or None)."""
+def _scores(values: np.ndarray, where: str, column: str, rows: np.ndarray | None = None):
+    """Score column -> (float categories with NaN, weights or None); ``rows`` = the file's row numbers."""
     import pandas as pd
 
+    rows = np.arange(len(values)) if rows is None else np.asarray(rows)
     s = pd.Series(values)
     if not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s)):
         s = s.astype(object)
         lowered = s.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
-        mapping = {"true": 1.0, "false": 0.0, "": np.nan}
+        mapping = {"true": 1.0, "false": 0.0, "": np.nan, "nan": np.nan, "na": np.nan, "null": np.nan,
+                   "none": np.nan}
         lowered = lowered.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v)
         numeric = pd.to_numeric(lowered, errors="coerce")
         bad = numeric.isna() & lowered.notna() & ~lowered.map(lambda v: isinstance(v, float) and np.isnan(v))
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{where}: row {i}: column {column!r} must be a number or true/false, got {values[i]!r}")
+            raise ValueError(f"{where}: row {int(rows[i])}: column {column!r} must be a number or true/false, "
+                             f"got {_plain(values[i])!r}")
         s = numeric
     x = s.to_numpy(dtype=float)
     if np.isinf(x).any():
         i = int(np.flatnonzero(np.isinf(x))[0])
-        raise ValueError(f"{where}: row {i}: column {column!r} is infinite")
-    seen = x[~np.isnan(x)]
-    if seen.size == 0:
+        raise ValueError(f"{where}: row {int(rows[i])}: column {column!r} is infinite")
+    if np.isnan(x).all():
         raise ValueError(f"{where}: column {column!r} has no scores")
-    if np.all((seen == 0) | (seen == 1)):
-        return x, None
-    if np.all(seen == np.round(seen)) and seen.min() >= 0:
-        top = int(seen.max())
-        if top > 1000:
-            raise ValueError(f"{where}: column {column!r}: integer scores up to {top}; categories stop at 1000")
-        return x, np.arange(top + 1, dtype=float)
-    levels = np.unique(seen)
-    if levels.size > 1001:
-        raise ValueError(f"{where}: column {column!r} has {levels.size} distinct non-integer scores; "
-                         "bin them into at most 1001 levels (e.g. round them) first")
-    cats = np.full(x.shape, np.nan)
-    ok = ~np.isnan(x)
-    cats[ok] = np.searchsorted(levels, x[ok])
-    return cats, levels
+    return categorise(x, f"{where}: column {column!r}")
 
 
 def _plain(v: Any) -> Any:
@@ -109,9 +98,11 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
                              f"(name yours with {role}=...)")
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
-    if df[question].isna().any():
-        i = int(np.flatnonzero(df[question].isna().to_numpy())[0])
-        raise ValueError(f"{where}: row {i}: column {question!r} (question id) is empty")
+    for col, role in ((question, "question id"), (model, "model"), (dataset, "dataset")):
+        if col is not None and col in df.columns:
+            empty = df[col].isna().to_numpy() | (df[col].astype(object).map(lambda v: str(v).strip()) == "").to_numpy()
+            if empty.any():
+                raise ValueError(f"{where}: row {int(np.flatnonzero(empty)[0])}: column {col!r} ({role}) is empty")
     use_trial = trial is not None and trial in df.columns
     use_dataset = dataset is not None and dataset in df.columns
     keys = pd.DataFrame({
@@ -140,7 +131,7 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
             i = rows[np.flatnonzero(dup)[:2]]
             raise ValueError(f"{at}: rows {int(i[0])} and {int(i[1])} are the same question "
                              f"{sub['question'].iloc[np.flatnonzero(dup)[0]]!r} and trial; each trial must appear once")
-        cats, weights = _scores(df[score].iloc[rows].to_numpy(), where, score)
+        cats, weights = _scores(df[score].iloc[rows].to_numpy(), where, score, rows)
         matrix = np.full((len(qids), int(tcodes.max()) + 1), np.nan)
         matrix[qcodes, tcodes] = cats
         ids = [_plain(v) for v in qids]
@@ -160,12 +151,15 @@ def read_long(path: str | Path, *, format: str | None = None, **columns) -> Outc
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
     try:
-        if fmt in ("csv", "tsv"):
-            df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", keep_default_na=True)
+        labels = [columns.get(k, k) for k in ("model", "question", "dataset") if columns.get(k, k)]
+        if fmt in ("csv", "tsv"):  # ids and names exactly as written ("007", "1e3"); empty scores are missing
+            df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype={c: str for c in labels},
+                             keep_default_na=False, na_values={columns.get("score", "score"): ["", "NA", "NaN", "nan", "null"]},
+                             encoding="utf-8-sig")
         elif fmt == "jsonl":
-            df = pd.read_json(path, lines=True)
+            df = pd.read_json(path, lines=True, dtype=False)
         elif fmt == "json":
-            df = pd.read_json(path, orient="records")
+            df = pd.read_json(path, orient="records", dtype=False)
         else:
             df = pd.read_parquet(path)
     except ImportError as exc:
@@ -185,7 +179,8 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
     try:
-        df = pd.read_csv(path)
+        df = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", encoding="utf-8-sig",
+                         dtype={0: str} if question is None else {question: str})
     except (ValueError, pd.errors.ParserError) as exc:
         raise ValueError(f"{path}: not a valid CSV table ({str(exc).splitlines()[0]})") from None
     if df.shape[1] < 2:
@@ -196,7 +191,7 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     ids = df[qcol]
     if ids.isna().any() or ids.duplicated().any():
         bad = int(np.flatnonzero((ids.isna() | ids.duplicated()).to_numpy())[0])
-        raise ValueError(f"{path}: row {bad}: question id {ids.iloc[bad]!r} is empty or repeated")
+        raise ValueError(f"{path}: row {bad}: question id {_plain(ids.iloc[bad])!r} is empty or repeated")
     body = df.drop(columns=[qcol])
     flat = body.astype(object).to_numpy().ravel()
     cats, weights = _scores(flat, str(path), "trial cells")

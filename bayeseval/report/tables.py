@@ -142,6 +142,8 @@ def grid(ests: list, models: Any = None, metrics: Any = None) -> Grid:
                              "a table needs one per cell (evaluate each scope / prior separately)")
         cells[key] = e
     rows = list(dict.fromkeys((d, m) for d, m, _ in cells))
+    first = list(dict.fromkeys(d for d, _ in rows))
+    rows.sort(key=lambda r: first.index(r[0]))  # a dataset's rows together (stable: models keep their order)
     have_models = list(dict.fromkeys(m for _, m in rows))
     have_metrics = list(dict.fromkeys(k for _, _, k in cells))
     if models is not None:
