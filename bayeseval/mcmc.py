@@ -283,7 +283,7 @@ def crosscheck(R: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains: in
     categorical = w is not None or not C.is_binary
     if categorical and any(s.kind not in ("mean", "max") for s, _ in specs):
         raise ValueError("with categorical outcomes (w=) crosscheck supports 'bayes', 'avg' and 'max@k'")
-    posts = [build(C, s, prior=None if categorical else prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0)
+    posts = [build(C, s, prior="dirichlet" if categorical else prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0)
              for s, _ in specs]
     if any(p.prior.kind == "hierarchical" for p in posts):
         raise ValueError("crosscheck checks the independent-prior closed form; use hierarchical() for pooled models")

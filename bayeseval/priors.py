@@ -1,4 +1,4 @@
-r"""Priors for the per-question success probabilities, including a hierarchical (pooled) one.
+r"""Priors for the per-question success probabilities, including hierarchical (pooled) ones.
 
 ``prior=`` in :func:`bayeseval.estimate` accepts
 
@@ -10,13 +10,21 @@ r"""Priors for the per-question success probabilities, including a hierarchical 
   so hyperparameter uncertainty is integrated, not plugged in.  (Empirical
   Bayes plug-in estimates understate uncertainty badly when questions have few
   trials; see the coverage study in the README.)
+* ``"hierarchical-dirichlet"`` (the default for ``avg`` / ``avg@n`` on
+  categorical outcomes with weights ``w``): the same pooling for categories,
+  ``p_i ~ Dirichlet(s m)``; see :class:`HierarchicalDirichlet`;
 * ``"uniform"`` -- Beta(1, 1) per question, independently (scorio's default);
+  for categorical outcomes (also ``"dirichlet"``) the Dirichlet(1, ..., 1) of Bayes@N;
 * ``"jeffreys"`` -- Beta(1/2, 1/2);
 * ``(alpha0, beta0)`` -- any Beta prior;
-* for categorical outcomes, the Dirichlet(1 + prior outcomes ``R0``) of Bayes@N.
+* for categorical outcomes, the Dirichlet(1 + prior outcomes ``R0``) of Bayes@N
+  (``metric="bayes"`` always uses it; so does ``avg`` when ``R0`` is given).
 
 Reference for the hierarchical Beta-binomial and grid computation: Gelman et
-al., *Bayesian Data Analysis* (3rd ed.), section 5.3.
+al., *Bayesian Data Analysis* (3rd ed.), section 5.3.  For the
+Dirichlet-multinomial: Minka (2000), "Estimating a Dirichlet distribution";
+Teh et al. (2006), "Hierarchical Dirichlet processes", JASA (auxiliary table
+counts).
 
 >>> import numpy as np
 >>> from bayeseval.counts import to_counts
@@ -31,12 +39,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import betaln, expit
+from scipy.special import betaln, digamma, expit, gammaln, polygamma
 
 from . import validate as V
 from .counts import Counts
 
-__all__ = ["PriorSpec", "resolve_prior", "HierarchicalBeta"]
+__all__ = ["PriorSpec", "resolve_prior", "HierarchicalBeta", "HierarchicalDirichlet"]
 
 LOGIT_MU = (-12.0, 12.0)
 LOG_KAPPA = (np.log(0.01), np.log(1e6))
@@ -44,7 +52,8 @@ LOG_KAPPA = (np.log(0.01), np.log(1e6))
 
 @dataclass(frozen=True)
 class PriorSpec:
-    """``kind`` is ``"beta"`` (independent Beta(alpha0, beta0)), ``"hierarchical"`` or ``"dirichlet"``."""
+    """``kind`` is ``"beta"`` (independent Beta(alpha0, beta0)), ``"hierarchical"`` (pooled Beta),
+    ``"dirichlet"`` (independent Dirichlet(1 + R0)) or ``"hierarchical-dirichlet"`` (pooled Dirichlet)."""
 
     kind: str
     alpha0: float = 1.0
@@ -73,8 +82,14 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
         key = prior.strip().lower()
         if key in ("hierarchical", "pooled"):
             if not binary:
-                raise ValueError("prior='hierarchical' needs binary outcomes; categorical outcomes use the Dirichlet prior")
+                raise ValueError("prior='hierarchical' is the Beta-binomial prior of binary outcomes; categorical "
+                                 "outcomes use prior='hierarchical-dirichlet' (the default for avg) or 'dirichlet'")
             return PriorSpec("hierarchical")
+        if key in ("hierarchical-dirichlet", "pooled-dirichlet"):
+            if binary:
+                raise ValueError("prior='hierarchical-dirichlet' is for categorical outcomes with weights w; "
+                                 "binary outcomes use prior='hierarchical'")
+            return PriorSpec("hierarchical-dirichlet")
         if key in ("uniform", "bayes", "laplace"):
             return PriorSpec("beta", 1.0, 1.0) if binary else PriorSpec("dirichlet")
         if key == "jeffreys":
@@ -83,7 +98,8 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
             return PriorSpec("beta", 0.5, 0.5)
         if key == "dirichlet":
             return PriorSpec("dirichlet")
-        raise ValueError(f"prior must be 'hierarchical', 'uniform', 'jeffreys' or (alpha0, beta0), got {prior!r}")
+        raise ValueError(f"prior must be 'hierarchical', 'hierarchical-dirichlet', 'uniform', 'dirichlet', 'jeffreys' "
+                         f"or (alpha0, beta0), got {prior!r}")
     if hasattr(prior, "__len__") and len(prior) == 2 and not isinstance(prior, (bytes, str)):
         if not binary:
             raise ValueError("a (alpha0, beta0) prior needs binary outcomes; categorical outcomes use R0")
@@ -190,3 +206,325 @@ class HierarchicalBeta:
         keep = w > prune
         w = w[keep] / w[keep].sum()
         return cls(a[keep], b[keep], w, LM[keep], LK[keep], steps)
+
+
+# ----------------------------------------------------------------------------- pooled Dirichlet (categorical)
+A0_TOTAL = 1.0  # pool-mean hyperprior m ~ Dirichlet(a0), a0_c = A0_TOTAL / K: one pseudo-observation, spread evenly
+LOG_S = LOG_KAPPA  # log s ~ Uniform(log 0.01, log 1e6); the top of the box stands for "all questions alike"
+S_ONE_QUESTION = 1.0  # with M = 1 the pool's concentration is not identified: s is fixed here
+FIXED_POINT_TOL = 1e-12
+
+
+def _dm_stats(rows: np.ndarray, freq: np.ndarray):
+    """Sufficient statistics of the Dirichlet-multinomial likelihood of distinct count rows.
+
+    Per category ``c``: the distinct positive counts ``X[c, j]`` and the number
+    of questions ``H[c, j]`` having that count (zero-padded to a rectangle);
+    the distinct totals ``n`` and their frequencies.  Sizes depend on the
+    number of distinct counts, not on the number of questions.
+    """
+    U, K = rows.shape
+    val = np.rint(rows).astype(np.int64).ravel()
+    cat = np.tile(np.arange(K), U)
+    wt = np.repeat(np.asarray(freq, np.float64), K)
+    pos = val > 0
+    val, cat, wt = val[pos], cat[pos], wt[pos]
+    top = int(val.max()) + 1
+    keys, inv = np.unique(cat * top + val, return_inverse=True)
+    h = np.bincount(inv.ravel(), weights=wt)
+    kc, kv = keys // top, keys % top
+    per_cat = np.bincount(kc, minlength=K)
+    start = np.concatenate([[0], np.cumsum(per_cat)[:-1]])
+    col = np.arange(keys.size) - start[kc]
+    X = np.zeros((K, int(per_cat.max())))
+    H = np.zeros_like(X)
+    X[kc, col] = kv
+    H[kc, col] = h
+    n = np.rint(rows.sum(axis=1)).astype(np.int64)
+    n_vals, n_inv = np.unique(n, return_inverse=True)
+    n_freq = np.bincount(n_inv.ravel(), weights=np.asarray(freq, np.float64))
+    return X, H, n_vals.astype(np.float64), n_freq
+
+
+BIG = 100.0  # above this, digamma / trigamma differences come from their asymptotic series (no cancellation)
+
+
+def _dpsi(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``psi(a + x) - psi(a)`` for ``a > 0``, ``x >= 0``, accurate also for large ``a``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        b = a + x
+        series = (np.log1p(x / a) + x / (2 * a * b) + x * (a + b) / (12 * a**2 * b**2)
+                  - (1.0 / a**4 - 1.0 / b**4) / 120)
+    return np.where(a >= BIG, series, digamma(b) - digamma(a))
+
+
+def _dpsi1(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``psi'(a) - psi'(a + x)`` for ``a > 0``, ``x >= 0``, accurate also for large ``a``."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        b = a + x
+        series = (x / (a * b) + x * (a + b) / (2 * a**2 * b**2) + x * (a * a + a * b + b * b) / (6 * a**3 * b**3)
+                  - (1.0 / a**5 - 1.0 / b**5) / 30)
+    return np.where(a >= BIG, series, polygamma(1, a) - polygamma(1, b))
+
+
+class _DMLikelihood:
+    """``log p(counts | s, m)`` of the Dirichlet-multinomial and its auxiliary table counts, vectorised over cells.
+
+    With ``a_c = s m_c`` and ``Gamma(x + a) / Gamma(a) = sum_L |S(x, L)| a^L``,
+    each question's count ``x_ic`` seats ``L_ic`` tables (Teh et al. 2006) with
+    ``E[L_ic] = a_c (psi(x_ic + a_c) - psi(a_c))`` and
+    ``Var[L_ic] = E[L_ic] - a_c^2 (psi'(a_c) - psi'(x_ic + a_c))``.
+    """
+
+    def __init__(self, rows: np.ndarray, freq: np.ndarray):
+        self.X, self.H, self.n_vals, self.n_freq = _dm_stats(rows, freq)
+        self.K = self.X.shape[0]
+        self.M = float(np.sum(freq))
+        self.a0 = np.full(self.K, A0_TOTAL / self.K)
+        pooled = np.zeros(self.K)
+        np.add.at(pooled, np.repeat(np.arange(self.K), self.X.shape[1]), (self.X * self.H).ravel())
+        self.pooled = pooled  # total count per category
+
+    def loglik(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """``sum_i log DirMult(x_i | s m)`` up to the multinomial coefficients, per cell."""
+        a = (s[:, None] * m)[..., None]
+        per_cat = (self.H * (gammaln(self.X + a) - gammaln(a))).sum(axis=(1, 2))
+        S = s[:, None]
+        return per_cat - (self.n_freq * (gammaln(self.n_vals + S) - gammaln(S))).sum(axis=1)
+
+    def tables(self, s: np.ndarray, m: np.ndarray, var: bool = False):
+        """Expected table counts ``L_c = sum_i E[L_ic]`` (and their variances), per cell."""
+        a = s[:, None] * m
+        A = a[..., None]
+        L = a * (self.H * _dpsi(A, self.X)).sum(axis=-1)
+        if not var:
+            return L
+        V = L - a**2 * (self.H * _dpsi1(A, self.X)).sum(axis=-1)
+        return L, np.maximum(V, 0.0)
+
+    def fixed_point(self, s: np.ndarray, m0: np.ndarray, max_iter: int = 5000) -> np.ndarray:
+        """Per cell, ``m_hat(s) = argmax_m [log p(counts | s, m) + sum_c a0_c log m_c]``.
+
+        The maximiser is the fixed point ``m_c = (a0_c + L_c(m)) / (A0 + sum L)``
+        (Minka 2000, section 2, with a0 added): the objective is strictly
+        concave in ``m`` and the iteration contracts (its Jacobian is the
+        ``A`` of :meth:`concentration`).
+        """
+        m = np.array(m0, dtype=np.float64, copy=True)
+        active = np.arange(s.size)
+        for _ in range(max_iter):
+            L = self.tables(s[active], m[active])
+            new = (self.a0 + L) / (A0_TOTAL + L.sum(axis=1, keepdims=True))
+            delta = np.abs(new - m[active]).max(axis=1)
+            m[active] = new
+            active = active[delta > FIXED_POINT_TOL]
+            if active.size == 0:
+                break
+        return m
+
+    def log_evidence(self, s: np.ndarray, m: np.ndarray, L: np.ndarray) -> np.ndarray:
+        """``log p(counts | s)`` with ``m`` integrated out, by Chib's identity at ``m_hat``:
+        ``log p(counts | s, m) + log Dir(m | a0) - log Dir(m | a0 + L)``."""
+        a0 = self.a0
+        ratio = (gammaln(A0_TOTAL) - gammaln(a0).sum() - gammaln(A0_TOTAL + L.sum(axis=1))
+                 + gammaln(a0 + L).sum(axis=1) - (L * np.log(m)).sum(axis=1))
+        return self.loglik(s, m) + ratio
+
+    def concentration(self, m: np.ndarray, L: np.ndarray, V: np.ndarray, u: np.ndarray) -> np.ndarray:
+        r"""Concentration ``B`` of the Dirichlet(B m_hat) matching the posterior variance of ``m . u`` given ``s``.
+
+        Given the table counts the pool mean is ``m | L ~ Dirichlet(a0 + L)``;
+        the tables vary with ``m`` (``dE[L_c]/dm_c = V_c / m_c``).  Linearised
+        around the fixed point, ``delta m = A delta m + J eta + eps`` with
+        ``J = (I - m 1^T) / N``, ``A = J diag(V / m)``, ``Cov(eta) = diag(V)``,
+        ``Cov(eps) = (diag(m) - m m^T) / (N + 1)``, so ``Cov(m) = sum_k A^k Q A^{kT}``
+        (a Stein equation), summed here along ``u`` only:
+        ``Var(m . u) = sum_k z_k^T Q z_k``, ``z_{k+1} = A^T z_k``, ``z_0 = u``.
+        ``B = Var_m(u) / Var(m . u) - 1``; without the correction (``A = 0``,
+        ``eta = 0``) it is ``N = A0 + sum L``, the mean-field concentration.
+        """
+        N = A0_TOTAL + L.sum(axis=1)
+        g = V / m
+        z = np.broadcast_to(u, m.shape).copy()
+        total = np.zeros(m.shape[0])
+        for _ in range(10_000):
+            mz = (m * z).sum(axis=1)
+            y = (z - mz[:, None]) / N[:, None]
+            term = (V * y * y).sum(axis=1) + np.maximum((m * z * z).sum(axis=1) - mz**2, 0.0) / (N + 1.0)
+            total += term
+            if (term <= 1e-14 * total).all():
+                break
+            z = g * y
+        mu = m @ u
+        spread = np.maximum(m @ (u * u) - mu**2, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            B = spread / total - 1.0
+        B = np.where((spread > 0) & (total > 0) & np.isfinite(B), B, N)
+        return np.clip(B, 1e-6, N)
+
+
+@dataclass(frozen=True)
+class HierarchicalDirichlet:
+    r"""Posterior of a pooled Dirichlet prior for categorical outcomes.
+
+    Model: question ``i`` has category probabilities ``p_i ~ Dirichlet(s m)``
+    (pool mean ``m``, concentration ``s``), and its category counts are
+    multinomial.  Hyperprior: ``m ~ Dirichlet(1/K, ..., 1/K)`` (total mass 1)
+    and ``log s ~ Uniform(log 0.01, log 1e6)``.  Marginally the counts are
+    Dirichlet-multinomial,
+
+    .. math:: p(x_i \mid s, m) \propto \frac{\Gamma(s)}{\Gamma(s + n_i)}
+              \prod_c \frac{\Gamma(x_{ic} + s m_c)}{\Gamma(s m_c)} .
+
+    The posterior of ``s`` is tabulated on an adaptive grid of equal cells in
+    ``log s`` (as for :class:`HierarchicalBeta`), with ``m`` integrated out by
+    Chib's identity at ``m_hat(s)``, the maximiser of the likelihood plus
+    ``sum_c a0_c log m_c`` (Minka's fixed point, which also keeps every
+    ``m_c > 0``, observed or not).  Given ``s``, ``m`` is approximated by
+    ``Dirichlet(B(s) m_hat(s))``: exact when ``s -> 0`` or ``s -> infinity``
+    (then the likelihood is a Dirichlet kernel in ``m``), and in between with
+    ``B`` set so that the variance of ``m . u`` (``u`` the rescaled category
+    weights) includes the uncertainty of the auxiliary table counts (see
+    :meth:`_DMLikelihood.concentration`: within 1% of importance sampling from
+    the exact conditional posterior in ``tests/test_categorical_prior.py``,
+    where the uncorrected mean-field Dirichlet is 9% too narrow).  Per
+    question, given ``(s, m)``, the posterior is ``Dirichlet(x_i + s m)``.
+
+    How :func:`bayeseval.estimate` uses it: the benchmark scope averages the
+    questions' posteriors; the population scope is the Bayesian bootstrap over
+    questions of their own estimates plus this posterior noise, or the pool's
+    ``m . w`` where that is wider.  (A Dirichlet pool misfits ordinal grades,
+    where questions differ by level, and its ``m . w`` is then overconfident;
+    the bootstrap is not -- see ``benchmarks/results_coverage_categorical.md``.)
+
+    Edge cases: all questions alike -- the likelihood is flat as ``s`` grows, so
+    the posterior of ``s`` runs up to the top of the box, ``s = 1e6`` (the cap:
+    there every ``p_i`` is the pool mean and the counts are pooled); one
+    question (``M = 1``) -- ``s`` is not identified and is fixed at 1 (a prior
+    of total mass 1, spread by ``m``); categories never observed keep
+    ``m_c >= a0_c / N > 0``; ragged ``n`` enter through the ``Gamma(s + n_i)``.
+
+    Attributes: ``s``, ``log_s`` (grid cells), ``m`` (``m_hat`` per cell,
+    rows), ``B`` (concentration of ``m | s`` along ``u``), ``N`` (mean-field
+    concentration ``A0 + sum L``), ``w`` (posterior weights), ``step``.
+
+    Reference: Minka (2000), "Estimating a Dirichlet distribution"; Teh, Jordan,
+    Beal and Blei (2006), "Hierarchical Dirichlet processes", JASA (table counts).
+
+    60 questions x 8 trials from a pool with ``s = 10``, ``m = (0.2, 0.4, 0.4)``:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> rows = np.array([rng.multinomial(8, p) for p in rng.dirichlet([2.0, 4.0, 4.0], size=60)])
+    >>> fit = HierarchicalDirichlet.fit(rows, np.ones(60), np.array([0.0, 0.5, 1.0]))
+    >>> s_hat, m_hat = fit.empirical_bayes()                 # the maximum-likelihood point
+    >>> round(s_hat, 1), np.round(m_hat, 2).tolist()
+    (13.0, [0.18, 0.44, 0.38])
+    >>> round(float(np.exp(fit.mean_log_s)), 1), np.round(fit.mean_m, 2).tolist()  # posterior summaries
+    (14.7, [0.18, 0.44, 0.38])
+    """
+
+    s: np.ndarray
+    log_s: np.ndarray
+    m: np.ndarray
+    B: np.ndarray
+    N: np.ndarray
+    w: np.ndarray
+    step: float
+    lik: Any = None
+
+    @classmethod
+    def fit(cls, rows: np.ndarray, freq: np.ndarray, u: np.ndarray, *, coarse: int = 41, fine: int = 33,
+            prune: float = 1e-10) -> "HierarchicalDirichlet":
+        """Fit from distinct count rows ``(U, K)`` with question frequencies, for category weights ``u``."""
+        rows = np.asarray(rows, dtype=np.float64)
+        lik = _DMLikelihood(rows, freq)
+        u = np.asarray(u, dtype=np.float64)
+        start = (lik.a0 + lik.pooled) / (A0_TOTAL + lik.pooled.sum())
+        if lik.M <= 1:
+            ls = np.array([np.log(S_ONE_QUESTION)])
+            s = np.exp(ls)
+            m = lik.fixed_point(s, start[None, :])
+            L, V = lik.tables(s, m, var=True)
+            return cls(s, ls, m, lik.concentration(m, L, V, u), A0_TOTAL + L.sum(axis=1), np.ones(1), 0.0, lik)
+
+        def evaluate(ls, m0):
+            s = np.exp(ls)
+            m = lik.fixed_point(s, m0)
+            L = lik.tables(s, m)
+            lp = lik.log_evidence(s, m, L)
+            w = np.exp(lp - lp.max())
+            return s, m, w / w.sum()
+
+        ls, step = _cells(*LOG_S, coarse)
+        s, m, w = evaluate(ls, np.broadcast_to(start, (coarse, lik.K)))
+        for _ in range(8):  # refine over mean +- 7 sd of the mass until the grid resolves it
+            my = w @ ls
+            sy = np.sqrt(max(w @ (ls - my) ** 2, 0.0))
+            hy = 7 * max(sy, step)
+            ls2, step2 = _cells(max(LOG_S[0], my - hy), min(LOG_S[1], my + hy), fine)
+            near = np.abs(ls2[:, None] - ls[None, :]).argmin(axis=1)
+            s, m, w = evaluate(ls2, m[near])
+            resolved = sy >= 3 * step
+            ls, step = ls2, step2
+            if resolved:
+                break
+        keep = w > prune
+        s, ls, m, w = s[keep], ls[keep], m[keep], w[keep] / w[keep].sum()
+        L, V = lik.tables(s, m, var=True)
+        return cls(s, ls, m, lik.concentration(m, L, V, u), A0_TOTAL + L.sum(axis=1), w, float(step), lik)
+
+    def sample(self, rng: np.random.Generator, n: int):
+        """``n`` hyperparameter draws: a cell by weight, then ``m ~ Dirichlet(B m_hat)`` of that cell.
+
+        Returns ``(index, s, m)`` with ``m`` of shape ``(n, K)``.
+        """
+        g = rng.choice(self.w.size, size=n, p=self.w)
+        gam = rng.standard_gamma(self.B[g, None] * self.m[g])
+        tot = gam.sum(axis=1, keepdims=True)
+        m = np.where(tot > 0, gam / np.where(tot > 0, tot, 1.0), self.m[g])
+        return g, self.s[g], m
+
+    @property
+    def mean_m(self) -> np.ndarray:
+        """Posterior mean of the pool mean ``m``."""
+        return self.w @ self.m
+
+    @property
+    def mean_log_s(self) -> float:
+        return float(self.w @ self.log_s)
+
+    def empirical_bayes(self) -> tuple[float, np.ndarray]:
+        """The joint maximiser ``(s_hat, m_hat)`` of ``log p(counts | s, m) + sum_c a0_c log m_c``.
+
+        (The Dirichlet-multinomial marginal likelihood, with ``a0`` keeping
+        unobserved categories above 0; ``s`` within the hyperprior's box.)  A
+        diagnostic: the estimates integrate over ``s`` and ``m`` instead.
+        """
+        from scipy.optimize import minimize_scalar
+
+        lik = self.lik
+        start = (lik.a0 + lik.pooled) / (A0_TOTAL + lik.pooled.sum())
+        ls, step = _cells(*LOG_S, 81)
+        m = lik.fixed_point(np.exp(ls), np.broadcast_to(start, (ls.size, lik.K)))
+
+        def objective(s, m):
+            return lik.loglik(s, m) + (np.log(m) @ lik.a0)
+
+        vals = objective(np.exp(ls), m)
+        i = int(np.argmax(vals))
+        lo, hi = max(LOG_S[0], ls[i] - step), min(LOG_S[1], ls[i] + step)
+        cache = {}
+
+        def neg(x):
+            s = np.array([np.exp(x)])
+            mm = lik.fixed_point(s, m[i : i + 1])
+            cache[x] = mm[0]
+            return -float(objective(s, mm)[0])
+
+        res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-9})
+        x = float(res.x)
+        if -res.fun < vals[i]:
+            x = float(ls[i])
+            neg(x)
+        return float(np.exp(x)), cache[x]

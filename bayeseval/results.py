@@ -56,7 +56,8 @@ class _IntervalMethod(str):
 class Estimate:
     """A posterior summary of one metric: point estimate, posterior mean/sd and an interval.
 
-    Attributes: ``value`` (the finite-sample estimate, None where undefined),
+    Attributes: ``value`` (the finite-sample estimate, None where undefined;
+    for ``"bayes"`` it is Bayes@N itself, the posterior mean),
     ``mean``, ``sd``, ``lo``, ``hi``, ``level``, ``scope``, ``interval`` (the
     method's name; call it for another level or method), ``M``, ``N``,
     ``metric``, ``prior``, ``model``, ``miller_se`` (question-clustered
@@ -181,9 +182,11 @@ def estimate(
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
     interval : ``"exact"`` (default), ``"normal"`` or ``"hdi"``.
     level : credibility level in (0, 1).
-    prior : ``None`` (hierarchical for binary outcomes, Dirichlet(1 + R0) for
-        categorical), ``"hierarchical"``, ``"uniform"``, ``"jeffreys"`` or
-        ``(alpha0, beta0)``; ``alpha0=``/``beta0=`` also set a Beta prior.
+    prior : ``None`` (hierarchical for binary outcomes; for categorical ``avg`` /
+        ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
+        ``bayes``, ``max@k`` or when ``R0`` is given), ``"hierarchical"``,
+        ``"hierarchical-dirichlet"``, ``"uniform"`` (``"dirichlet"``), ``"jeffreys"``
+        or ``(alpha0, beta0)``; ``alpha0=``/``beta0=`` also set a Beta prior.
     w, R0 : category weights and prior outcomes for categorical metrics.
     draws, seed : posterior draws behind exact / hdi intervals (seeded; the
         same seed gives the same interval).

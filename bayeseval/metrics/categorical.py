@@ -30,6 +30,28 @@ form.
 >>> mu, sd = bayes_moments(R, [0, .5, 1])
 >>> round(mu, 6), round(sd, 6)
 (0.5625, 0.091998)
+
+The Dirichlet(1, ..., 1) prior carries ``C + 1`` pseudo-trials spread evenly
+over the categories, so with many categories and few trials it pulls every
+question towards the unweighted mean of ``w``.  That is Bayes@N's definition
+(``metric="bayes"`` keeps it, as do ``max@k`` and ``prior="uniform"`` /
+``"dirichlet"``), but :func:`bayeseval.estimate` of ``avg`` / ``avg@n``
+defaults to a pooled prior learnt from all questions,
+``p_i ~ Dirichlet(s m)`` (:class:`bayeseval.priors.HierarchicalDirichlet`),
+under which question ``i``'s posterior is ``Dirichlet(n_i + s m)``: the pull
+is towards the pool's mean ``m``, by ``s`` pseudo-trials fitted to the data
+(Minka 2000, "Estimating a Dirichlet distribution").  Forty questions with
+four trials each on a six-grade scale:
+
+>>> import bayeseval as be
+>>> rng = np.random.default_rng(4)
+>>> R6 = rng.choice(6, size=(40, 4), p=[0.02, 0.03, 0.05, 0.1, 0.3, 0.5])
+>>> pooled = be.estimate(R6, "avg", w=np.arange(6) / 5)
+>>> uniform = be.estimate(R6, "avg", w=np.arange(6) / 5, prior="uniform")
+>>> round(pooled.value, 3), pooled.prior, round(pooled.lo, 3), round(pooled.hi, 3)
+(0.865, 'hierarchical-dirichlet', 0.83, 0.892)
+>>> uniform.prior, round(uniform.lo, 3), round(uniform.hi, 3)  # pulled towards 0.5: excludes the sample value
+('dirichlet', 0.598, 0.689)
 """
 
 from __future__ import annotations
