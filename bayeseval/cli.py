@@ -6,6 +6,7 @@
     bayeseval plan PATH          standard errors, detectable effects and questions needed from a pilot
     bayeseval plot-coverage      the coverage study as a plot
     bayeseval demo               the bundled Game of 24 runs, both scopes
+    bayeseval serve              the HTTP JSON API (FastAPI + uvicorn)
 
 Exit codes: 0 success; 1 a finding you asked to fail on (``--fail-if-worse``);
 2 bad input (one line on stderr; ``--debug`` shows the traceback).
@@ -25,6 +26,7 @@ from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from .report import text_table
 from .results import Evaluation, estimate
+from .service.server import add_serve_parser
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
 DEMO_FILE = EXAMPLES / "tot_game24.json"
@@ -609,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     demo.add_argument("--format", choices=("table", "json"), default="table")
     demo.set_defaults(func=cmd_demo)
+    add_serve_parser(sub, parents=[_common()])
     return parser
 
 

@@ -244,3 +244,10 @@ def test_tool_warnings_reach_stderr_not_stdout(capsys, tmp_path):
     path.write_text(json.dumps(doc))
     code, out, err = run(capsys, "report", str(path), "--input-format", "aisbench", "--format", "json", "--quiet")
     assert code == 0 and json.loads(out) and "replica grouping not checked" in err and err.count("not checked") == 1
+
+
+def test_serve_is_a_subcommand_with_loopback_defaults():
+    from bayeseval.cli import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port) == ("127.0.0.1", 8321) and args.port != 8000

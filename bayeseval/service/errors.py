@@ -1,0 +1,120 @@
+"""One error shape for every refusal: ``{"error": {"type", "field", "message", "details"}}``.
+
+* request bodies that are not JSON -> 400 ``invalid_json`` (field ``body``);
+* schema violations (wrong types, out-of-range values, unknown fields) -> 422
+  ``validation_error``, ``field`` = the first offending field as a dotted path;
+* the library's ``ValueError`` / ``TypeError`` -> 422 ``validation_error`` naming the
+  field of the request that caused it;
+* limits: 413 ``payload_too_large``, 422 ``too_many_cells`` / ``time_limit``,
+  422 ``bad_archive``; 401 ``unauthorized``; 404 / 405 as usual.
+
+>>> field_path(("body", "models", "a", "matrix", 3, 1))
+'models.a.matrix[3][1]'
+>>> field_path(("body", "metrics", 0, "str"), {"metrics": [17]})   # a union member's tag is dropped
+'metrics[0]'
+>>> error_body("too_many_cells", "models", "too big")["error"]["field"]
+'models'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["ServiceError", "error_body", "field_path", "validation_errors", "library_field"]
+
+
+class ServiceError(Exception):
+    """A refusal with its HTTP status, error type, request field and message (raised by the translation layer)."""
+
+    def __init__(self, status: int, type: str, field: str | None, message: str):
+        super().__init__(message)
+        self.status, self.type, self.field, self.message = status, type, field, message
+
+    def __reduce__(self):  # crosses the process boundary intact
+        return ServiceError, (self.status, self.type, self.field, self.message)
+
+    def body(self) -> dict:
+        return error_body(self.type, self.field, self.message)
+
+
+def error_body(type: str, field: str | None, message: str, details: list | None = None) -> dict:
+    return {"error": {"type": type, "field": field, "message": message, "details": details or []}}
+
+
+def field_path(loc: tuple | list, body: Any = None) -> str | None:
+    """A pydantic error location as ``a.b[0][1]``, leaving out the request part (``body``, ``query``) and
+    the tags pydantic adds for union members (found by walking the submitted ``body``)."""
+    loc = list(loc)
+    in_body = bool(loc) and loc[0] == "body"
+    if loc and loc[0] in ("body", "query", "path", "header", "cookie"):
+        loc = loc[1:]
+    out = ""
+    node, walking = body, in_body and isinstance(body, (dict, list))
+    for i, part in enumerate(loc):
+        if walking:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            elif i == len(loc) - 1 and isinstance(node, dict) and isinstance(part, str) and _is_field(part):
+                walking = False  # a missing field: keep its name
+            else:
+                continue  # a union tag such as 'str' or 'Metric', or a key pydantic invented
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or None
+
+
+def _is_field(name: str) -> bool:
+    return re.fullmatch(r"[a-z_][a-z0-9_]*", name) is not None
+
+
+def _clean_message(msg: str) -> str:
+    return msg[len("Value error, "):] if msg.startswith("Value error, ") else msg
+
+
+def validation_errors(errors: list[dict], body: Any = None) -> tuple[int, dict]:
+    """(status, error body) for pydantic / FastAPI validation errors."""
+    if any(e.get("type") == "json_invalid" for e in errors):
+        e = next(e for e in errors if e.get("type") == "json_invalid")
+        ctx = e.get("ctx") or {}
+        where = f" at position {e['loc'][-1]}" if len(e.get("loc", ())) > 1 else ""
+        reason = ctx.get("error", "invalid JSON")
+        return 400, error_body("invalid_json", "body", f"the request body is not valid JSON ({reason}){where}")
+    details = []
+    for e in errors:
+        field = field_path(e.get("loc", ()), body)
+        details.append({"field": field, "message": _clean_message(str(e.get("msg", ""))), "type": e.get("type")})
+    # a value that fails every member of a union yields one error per member: headline the most specific
+    # one (not "should be a valid string" from a member of another type), then the deepest field
+    def rank(d):
+        noise = str(d["type"]).endswith("_type") or d["type"] == "none_required"
+        return (not noise, len(d["field"] or ""))
+
+    first = max(details, key=rank) if details else {"field": None, "message": "invalid request"}
+    msg = first["message"]
+    if first["field"] and not msg.startswith(first["field"]):
+        msg = f"{first['field']}: {msg}"
+    return 422, error_body("validation_error", first["field"], msg, details)
+
+
+_PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_@^-]*)")
+
+
+def library_field(message: str, context: str | None, known: dict | None = None) -> str | None:
+    """The request field a library error is about: ``known[first word of the message]`` when the message
+    starts with a parameter the request has (``level must be ...`` -> ``level``), else ``context`` (the part of
+    the request being computed).
+
+    >>> library_field("level must be in (0, 1), got 1.5", "metrics[0]", {"level": "level"})
+    'level'
+    >>> library_field("pass@5 needs k <= n", "metrics[0]", {"level": "level"})
+    'metrics[0]'
+    """
+    m = _PARAM.match(message)
+    if m and known and m.group(1) in known:
+        return known[m.group(1)]
+    return context

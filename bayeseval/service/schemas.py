@@ -1,0 +1,382 @@
+"""Request and response bodies of the HTTP service (pydantic v2; they define the OpenAPI schema).
+
+Outcomes of one model are either an outcome matrix (rows = questions, columns =
+trials; ``null`` marks a missing trial and rows may differ in length) or a count
+table (``counts[i][c]`` = trials of question ``i`` in category ``c``), with
+optional question ``ids`` (models are then paired by id) and category
+``weights``:
+
+>>> req = MetricsRequest(models={"a": {"matrix": [[1, 0, None], [1, 1]]}},
+...                      metrics=["pass@2", {"name": "g-pass@k", "k": 2, "tau": 0.5}])
+>>> req.level, req.models["a"].cells, type(req.metrics[1]).__name__
+(0.95, 5, 'NamedMetric')
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, TypeAdapter, model_validator
+
+__all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
+           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest",
+           "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
+           "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
+
+#: Bounds written into the schema (the configurable cell cap, body size and time limit come on top).
+LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models": 64, "rank_models": 16,
+          "metrics": 32, "draws": 100_000, "resamples": 100_000, "k": 100_000, "name_length": 200}
+
+Real = Annotated[float, Field(allow_inf_nan=False)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]
+Outcome = Annotated[int, Field(ge=0, le=LIMITS["categories"] - 1)]
+Row = Annotated[list[Union[Outcome, None]], Field(min_length=1, max_length=LIMITS["trials"])]
+Count = Annotated[int, Field(ge=0, le=LIMITS["trials"])]
+CountRow = Annotated[list[Count], Field(min_length=2, max_length=LIMITS["categories"])]
+QuestionId = Union[Annotated[int, Field(ge=-(2**53), le=2**53)],
+                   Annotated[str, StringConstraints(max_length=LIMITS["name_length"])]]
+Weights = Annotated[list[Real], Field(min_length=1, max_length=LIMITS["categories"])]
+
+Scope = Literal["population", "benchmark"]
+Interval = Literal["exact", "normal", "hdi"]
+Probability = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
+BetaPrior = Annotated[list[Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)]],
+                      Field(min_length=2, max_length=2)]
+Prior = Union[Literal["hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet"], BetaPrior]
+Draws = Annotated[int, Field(ge=100, le=LIMITS["draws"])]
+Resamples = Annotated[int, Field(ge=100, le=LIMITS["resamples"])]
+Seed = Annotated[int, Field(ge=0, le=2**53)]
+
+_PRIOR_DOC = ("null: hierarchical for 0/1 outcomes, hierarchical-dirichlet (pooled) for graded ones; or "
+              "'uniform', 'jeffreys', 'hierarchical', 'dirichlet', 'hierarchical-dirichlet', or [alpha0, beta0]")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Outcomes(_Body):
+    ids: Annotated[list[QuestionId], Field(min_length=1, max_length=LIMITS["questions"])] | None = Field(
+        None, description="question ids, one per row; when every model has ids, models are paired by id")
+    weights: Weights | None = Field(None, description="category weights w[0..C] (graded outcomes)")
+
+    @model_validator(mode="after")
+    def _ids_per_row(self):
+        if self.ids is not None and len(self.ids) != self.M:
+            raise ValueError(f"ids has {len(self.ids)} entries but there are {self.M} questions (rows)")
+        return self
+
+    @property
+    def rows(self) -> list:
+        raise NotImplementedError
+
+    @property
+    def M(self) -> int:
+        return len(self.rows)
+
+    @property
+    def cells(self) -> int:
+        """Cells of the matrix (or count table): what the cell cap counts."""
+        return sum(len(r) for r in self.rows)
+
+
+class MatrixOutcomes(_Outcomes):
+    """One model's outcome matrix."""
+
+    matrix: Annotated[list[Row], Field(min_length=1, max_length=LIMITS["questions"])] = Field(
+        description="rows = questions, columns = trials; 0/1 or categories 0..C; null = missing trial; "
+                    "rows may differ in length", examples=[[[1, 0, 1], [0, 0, None]]])
+
+    @property
+    def rows(self) -> list:
+        return self.matrix
+
+    counts = property(lambda self: None, doc="None (this is a matrix)")
+
+
+class CountOutcomes(_Outcomes):
+    """One model's count table."""
+
+    counts: Annotated[list[CountRow], Field(min_length=1, max_length=LIMITS["questions"])] = Field(
+        description="count table: counts[i][c] = trials of question i in category c (c = 0..C); every row "
+                    "has the same length and totals at most 100,000 trials", examples=[[[1, 2], [2, 0]]])
+
+    @model_validator(mode="after")
+    def _rectangular(self):
+        if len({len(r) for r in self.counts}) > 1:
+            raise ValueError("counts: every row must have the same number of categories")
+        over = next((i for i, r in enumerate(self.counts) if sum(r) > LIMITS["trials"]), None)
+        if over is not None:
+            raise ValueError(f"counts[{over}] totals {sum(self.counts[over]):,} trials; a question may have at most "
+                             f"{LIMITS['trials']:,} (as a matrix row)")
+        return self
+
+    @property
+    def rows(self) -> list:
+        return self.counts
+
+    matrix = property(lambda self: None, doc="None (this is a count table)")
+
+
+def _outcomes_kind(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return "CountOutcomes" if "counts" in value and "matrix" not in value else "MatrixOutcomes"
+    return type(value).__name__ if isinstance(value, _Outcomes) else None
+
+
+#: One model's outcomes: ``{"matrix": [...]}`` or ``{"counts": [...]}``, with optional ``ids`` and ``weights``.
+Outcomes = Annotated[
+    Union[Annotated[MatrixOutcomes, Tag("MatrixOutcomes")], Annotated[CountOutcomes, Tag("CountOutcomes")]],
+    Discriminator(_outcomes_kind, custom_error_type="outcomes_type",
+                  custom_error_message="outcomes must be an object with 'matrix' (outcome rows) or 'counts' "
+                                       "(a count table)"),
+]
+_OUTCOMES = TypeAdapter(Outcomes)
+
+
+def outcomes(value: Any) -> MatrixOutcomes | CountOutcomes:
+    """Validate one model's outcomes (a dict as in the request body).
+
+    >>> outcomes({"matrix": [[1, 0, None], [1, 1]]}).cells
+    5
+    >>> outcomes({"counts": [[2, 3], [1, 4]], "ids": ["q1", "q2"]}).M
+    2
+    """
+    return _OUTCOMES.validate_python(value)
+
+
+class NamedMetric(_Body):
+    """A metric by name, with its parameters (see ``GET /v1/catalog``)."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=100)] = Field(
+        examples=["g-pass@k"], description="metric name, e.g. 'pass@k', 'g-pass@k', 'pass@8'")
+    k: Annotated[int, Field(ge=1, le=LIMITS["k"])] | None = None
+    tau: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(None, description="g-pass@k")
+    lam: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(None, description="geospectrum@k")
+    weights: Annotated[list[Real], Field(min_length=1, max_length=LIMITS["k"] + 1)] | None = Field(
+        None, description="geospectrum@k: spectrum weights")
+
+    def params(self) -> dict:
+        return {k: getattr(self, k) for k in ("k", "tau", "lam", "weights") if getattr(self, k) is not None}
+
+
+class PayoffMetric(_Body):
+    """A custom metric: ``payoff[j]`` when ``j`` of ``k = len(payoff) - 1`` trials are correct."""
+
+    payoff: Annotated[list[Real], Field(min_length=2, max_length=LIMITS["k"] + 1)] = Field(examples=[[0, 0, 1]])
+
+
+Metric = Union[NamedMetric, PayoffMetric]
+def _metric_kind(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, dict):
+        return "PayoffMetric" if "payoff" in value and "name" not in value else "NamedMetric"
+    return type(value).__name__ if isinstance(value, (NamedMetric, PayoffMetric)) else None
+
+
+#: A metric: a name such as ``"pass@8"``, ``{"name": ..., "k": ..., ...}`` or ``{"payoff": [...]}``.
+MetricItem = Annotated[
+    Union[Annotated[Annotated[str, StringConstraints(min_length=1, max_length=100)], Tag("str")],
+          Annotated[NamedMetric, Tag("NamedMetric")], Annotated[PayoffMetric, Tag("PayoffMetric")]],
+    Discriminator(_metric_kind, custom_error_type="metric_type",
+                  custom_error_message="a metric is a name such as 'pass@8', an object {'name': ..., 'k': ...} "
+                                       "or {'payoff': [...]}"),
+]
+
+
+def metric_args(item: Any) -> tuple[Any, dict]:
+    """``(metric, params)`` for :func:`bayeseval.estimate` from a request's metric item.
+
+    >>> metric_args("pass@8"), metric_args(NamedMetric(name="g-pass@k", k=4, tau=0.5))
+    (('pass@8', {}), ('g-pass@k', {'k': 4, 'tau': 0.5}))
+    >>> metric_args(PayoffMetric(payoff=[0, 1, 1]))
+    ([0.0, 1.0, 1.0], {})
+    """
+    if isinstance(item, NamedMetric):
+        return item.name, item.params()
+    if isinstance(item, PayoffMetric):
+        return item.payoff, {}
+    return item, {}
+
+
+class _Stats(_Body):
+    scope: Scope = Field("population", description="'population' (questions are a sample) or 'benchmark'")
+    level: Probability = Field(0.95, description="credibility level in (0, 1)")
+    prior: Prior | None = Field(None, description=_PRIOR_DOC)
+    draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals")
+    seed: Seed | None = Field(None, description="seed of every random draw (null: the library's fixed default)")
+
+
+class MetricsRequest(_Stats):
+    """``POST /v1/metrics``: metrics with credible intervals for each model."""
+
+    models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
+    metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
+        default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
+    interval: Interval = "exact"
+
+
+class CompareRequest(_Stats):
+    """``POST /v1/compare``: is A better than B (same questions), by how much, how sure."""
+
+    a: Outcomes
+    b: Outcomes
+    names: Annotated[list[Name], Field(min_length=2, max_length=2)] = Field(
+        default_factory=lambda: ["A", "B"], description="labels of a and b (different)")
+    metric: MetricItem = "avg"
+    interval: Interval = "exact"
+    rope: Union[Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False)],
+                Annotated[list[Real], Field(min_length=2, max_length=2)], None] = Field(
+        None, description="region of practical equivalence: half-width r or [lo, hi]")
+    resamples: Resamples = Field(10_000, description="bootstrap and permutation resamples")
+    collapse: Literal["clustered", "first", "majority"] = "clustered"
+
+
+class RankRequest(_Stats):
+    """``POST /v1/rank``: every pair compared, adjusted p-values, rank probabilities."""
+
+    models: Annotated[dict[Name, Outcomes], Field(min_length=2, max_length=LIMITS["rank_models"])]
+    metric: MetricItem = "avg"
+    resamples: Resamples = 10_000
+    test: Literal["permutation", "bootstrap"] = "permutation"
+
+
+class PlanRequest(_Body):
+    """``POST /v1/plan``: variance components of a pilot (one model, or a pair) and the implied study size."""
+
+    a: Outcomes
+    b: Optional[Outcomes] = None
+    alpha: Probability = 0.05
+    power: Probability = 0.8
+    level: Probability = 0.95
+    delta: Real | None = Field(None, description="the difference to detect (non-zero)")
+
+
+# ----------------------------------------------------------------------------- responses (documentation)
+Num = Union[float, None]
+
+
+class EstimateOut(BaseModel):
+    model: str | None
+    metric: str
+    value: Num = Field(description="finite-sample estimate (null where undefined)")
+    mean: Num
+    sd: Num
+    lo: Num
+    hi: Num
+    level: float
+    scope: str
+    interval: str
+    prior: str
+    M: int
+    N: Union[int, list[int]] = Field(description="trials per question, or [min, max] when rows differ")
+    miller_se: Num
+    draws: int | None
+    seed: int | None
+    dataset: str | None = None
+
+
+class MetricsResponse(BaseModel):
+    estimates: list[EstimateOut]
+    warnings: list[str] = []
+
+
+class CompareResponse(BaseModel):
+    models: list[str]
+    metric: str
+    M: int
+    N: list[Union[int, str]]
+    estimates: dict[str, EstimateOut]
+    delta: dict[str, Any] = Field(description="mean, sd, lo, hi, level, scope, interval, basis of A - B")
+    p_a_better: Num
+    rope: dict[str, Any] | None
+    verdict: str
+    bootstrap: dict[str, Any] | None
+    permutation: dict[str, Any] | None
+    mcnemar: dict[str, Any]
+    t_test: dict[str, Any] | None
+    wilcoxon: dict[str, Any] | None
+    miller: dict[str, Any] | None
+    effect_size: dict[str, Any] | None
+    seed: int
+    notes: list[str]
+    warnings: list[str] = []
+
+
+class RankedModel(EstimateOut):
+    p_best: float
+    expected_rank: float
+    p_rank: list[float]
+
+
+class RankResponse(BaseModel):
+    metric: str
+    scope: str
+    level: float
+    test: str
+    seed: int
+    models: list[RankedModel] = Field(description="best first")
+    pairs: list[dict[str, Any]] = Field(description="a, b, delta, lo, hi, p_a_better, p_value, p_holm, p_bh")
+    warnings: list[str] = []
+
+
+class PlanResponse(BaseModel):
+    paired: bool
+    M_pilot: int
+    N_pilot: Union[int, str]
+    sigma_b2: float
+    sigma_w2: float
+    alpha: float
+    power: float
+    level: float
+    delta: Num
+    trials_enough: int | None
+    table: list[dict[str, Any]] = Field(description="M, N, se, mde, interval_width, within_share[, questions_needed]")
+    warnings: list[str] = []
+
+
+class AISBenchRun(BaseModel):
+    dataset: str
+    model: str
+    M: int
+    N: Union[int, list[int]]
+    grouping: str | None = Field(description="'regrouped' (AISBench 3.1's grouping bug corrected) or 'aisbench'")
+    grouping_evidence: str | None
+    reported: dict[str, float] = Field(description="AISBench's own numbers (percent)")
+    corrected: dict[str, float] = Field(description="the same metrics recomputed from the (regrouped) outcomes")
+    notes: list[str]
+    estimates: list[EstimateOut]
+
+
+class AISBenchResponse(BaseModel):
+    source: str
+    runs: list[AISBenchRun]
+    summary_csv: str = Field(description="AISBench's summary table with credible-interval columns")
+    warnings: list[str]
+
+
+class CatalogResponse(BaseModel):
+    version: str
+    metrics: list[dict[str, Any]]
+    scopes: list[str]
+    intervals: list[str]
+    priors: list[Any]
+    limits: dict[str, Any]
+
+
+class HealthResponse(BaseModel):
+    status: str
+    version: str
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="validation_error, invalid_json, payload_too_large, too_many_cells, "
+                                  "time_limit, bad_archive, unauthorized, not_found, method_not_allowed, internal")
+    field: str | None = Field(description="the offending field as a dotted path (models.a.matrix[3][1]), or null")
+    message: str
+    details: list[dict[str, Any]] = []
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail

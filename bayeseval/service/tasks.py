@@ -1,0 +1,272 @@
+"""The translation layer: request bodies -> library calls -> JSON-safe dicts (run in a worker process).
+
+Nothing here computes a statistic: every number comes from :func:`bayeseval.estimate`,
+:func:`bayeseval.compare`, :func:`bayeseval.compare_all`, :func:`bayeseval.plan` and
+:func:`bayeseval.io.aisbench.read_aisbench`, called as a Python user would call them, so
+the service's answers equal the library's.  The library's ``ValueError`` / ``TypeError``
+become :class:`~bayeseval.service.errors.ServiceError` (422) naming the request field.
+
+>>> from bayeseval.service.schemas import MetricsRequest
+>>> out = metrics(MetricsRequest(models={"a": {"matrix": [[1, 0], [1, 1]]}}, scope="benchmark", prior="uniform",
+...                              interval="normal"))
+>>> out["estimates"][0]["model"], out["estimates"][0]["value"]
+('a', 0.75)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import tempfile
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bayeseval as B
+
+from .errors import ServiceError, library_field
+from .limits import safe_extract
+from .schemas import CompareRequest, MetricsRequest, Outcomes, PlanRequest, RankRequest, metric_args
+
+__all__ = ["metrics", "compare", "rank", "plan", "aisbench", "clean"]
+
+_PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
+           "alpha", "power", "delta", "test")
+_KNOWN = {**{p: p for p in _PARAMS}, "alpha0": "prior", "beta0": "prior"}
+
+
+def clean(x: Any) -> Any:
+    """JSON-safe copy: numpy scalars -> Python, NaN / inf -> None, tuples -> lists, keys -> str.
+
+    >>> clean({"a": np.float64("nan"), "b": (np.int64(2), 0.5)})
+    {'a': None, 'b': [2, 0.5]}
+    """
+    if isinstance(x, dict):
+        return {str(k): clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return clean(x.tolist())
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    return x
+
+
+@contextmanager
+def _field(context: str | None, known: dict | None = None, strip: str | None = None):
+    """Turn the library's input errors inside the block into 422 errors naming a request field."""
+    try:
+        yield
+    except ServiceError:
+        raise
+    except (ValueError, TypeError, LookupError) as exc:
+        msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        if strip:
+            msg = msg.replace(strip + "/", "").replace(strip, ".")
+        raise ServiceError(422, "validation_error", library_field(msg, context, _KNOWN if known is None else known),
+                           msg or type(exc).__name__) from None
+
+
+@contextmanager
+def _warnings(out: list):
+    """Collect the library's warnings (UserWarning and subclasses) into ``out``, each once."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, UserWarning) and text not in out:
+            out.append(text)
+
+
+def _prior(prior: Any) -> Any:
+    return tuple(prior) if isinstance(prior, list) else prior
+
+
+def _array(o: Outcomes) -> np.ndarray:
+    """The outcome matrix as int64, or float with NaN for null / absent (ragged) trials."""
+    try:
+        return np.array(o.matrix, dtype=np.int64)
+    except (TypeError, ValueError):
+        width = max(len(r) for r in o.matrix)
+        return np.array([r + [None] * (width - len(r)) for r in o.matrix], dtype=np.float64)
+
+
+def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
+    """Counts (with ids and weights) of one model's outcomes; ``binary``: refuse categories, naming this use."""
+    with _field(field, {}):
+        if o.counts is not None:
+            c = B.Counts.from_table(o.counts, w=o.weights, ids=o.ids)
+        else:
+            c = B.to_counts(_array(o), w=o.weights, missing=np.nan, ids=o.ids, name=field)
+    if binary and not c.is_binary:
+        raise ServiceError(422, "validation_error", field, f"{binary} needs 0/1 outcomes; {field} holds categories "
+                                                           f"up to {c.C}")
+    if binary and o.weights is not None:
+        raise ServiceError(422, "validation_error", f"{field}.weights", f"{binary} takes 0/1 outcomes without "
+                                                                         "category weights")
+    return c
+
+
+def _trial_input(o: Outcomes, field: str, what: str) -> Any:
+    """What compare/plan receive: the matrix in trial order (a DataFrame when ids are given), or Counts."""
+    c = _counts(o, field, binary=what)
+    if o.counts is not None:
+        return c
+    arr = _array(o)
+    if o.ids is None:
+        return arr
+    import pandas as pd
+
+    return pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
+
+
+def _n(counts: B.Counts) -> int | list[int]:
+    n = counts.n
+    return int(n[0]) if n.min() == n.max() else [int(n.min()), int(n.max())]
+
+
+# ----------------------------------------------------------------------------- endpoints
+def metrics(req: MetricsRequest) -> dict:
+    """``POST /v1/metrics``: :func:`bayeseval.estimate` for every (model, metric)."""
+    out, warns = [], []
+    with _warnings(warns):
+        data = {name: _counts(o, f"models.{name}") for name, o in req.models.items()}
+        for name, counts in data.items():
+            w = req.models[name].weights
+            for i, item in enumerate(req.metrics):
+                metric, params = metric_args(item)
+                with _field(f"metrics[{i}]"):
+                    e = B.estimate(counts, metric, scope=req.scope, interval=req.interval, level=req.level,
+                                   prior=_prior(req.prior), draws=req.draws, seed=req.seed, w=w, model=name,
+                                   **params)
+                out.append(e.to_dict())
+    return clean({"estimates": out, "warnings": warns})
+
+
+def compare(req: CompareRequest) -> dict:
+    """``POST /v1/compare``: :func:`bayeseval.compare` of ``a`` and ``b``."""
+    warns: list = []
+    with _warnings(warns):
+        a = _trial_input(req.a, "a", "compare")
+        b = _trial_input(req.b, "b", "compare")
+        metric, params = metric_args(req.metric)
+        known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")},
+                 req.names[0]: "b", req.names[1]: "b"}
+        with _field("metric", known):
+            res = B.compare(a, b, metric=metric, scope=req.scope, rope=req.rope, level=req.level, seed=req.seed,
+                            prior=_prior(req.prior), interval=req.interval, draws=req.draws,
+                            resamples=req.resamples, collapse=req.collapse, names=tuple(req.names),
+                            missing=np.nan, **params)
+    return clean({**res.to_dict(), "warnings": warns})
+
+
+def rank(req: RankRequest) -> dict:
+    """``POST /v1/rank``: :func:`bayeseval.compare_all` over ``models``."""
+    warns: list = []
+    with _warnings(warns):
+        models = {name: _counts(o, f"models.{name}", binary="rank") for name, o in req.models.items()}
+        metric, params = metric_args(req.metric)
+        known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")},
+                 **{name: "models" for name in models}}
+        with _field("metric", known):
+            res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
+                                prior=_prior(req.prior), test=req.test, draws=req.draws, resamples=req.resamples,
+                                **params)
+    return clean({**res.to_dict(), "warnings": warns})
+
+
+def plan(req: PlanRequest) -> dict:
+    """``POST /v1/plan``: :func:`bayeseval.plan` from pilot outcomes (one model, or a pair)."""
+    warns: list = []
+    with _warnings(warns):
+        a = _trial_input(req.a, "a", "plan")
+        b = None if req.b is None else _trial_input(req.b, "b", "plan")
+        with _field("a", {**_KNOWN, "A": "b"}):
+            res = B.plan(a, b, alpha=req.alpha, power=req.power, level=req.level, delta=req.delta, missing=np.nan)
+    return clean({**res.to_dict(), "warnings": warns})
+
+
+# ----------------------------------------------------------------------------- AISBench upload
+_AIS_METRIC = re.compile(r"^(avg|pass|cons)@(\d+)$")
+
+
+def _default_metrics(reported: dict) -> list[str]:
+    """The metrics AISBench reported, as bayeseval names (``avg@3`` -> ``avg@n``, ``accuracy`` -> ``avg``)."""
+    out = []
+    for key in reported:
+        m = _AIS_METRIC.match(key)
+        name = ("avg@n" if m.group(1) == "avg" else key) if m else ("avg" if key == "accuracy" else None)
+        if name and name not in out:
+            out.append(name)
+    return out or ["avg"]
+
+
+def _find_work_dir(root: Path) -> Path:
+    """The AISBench work dir (a folder with ``results/``) inside an extracted upload, or its one results JSON."""
+    if (root / "results").is_dir():
+        return root
+    dirs = sorted({p.parent for p in root.rglob("results") if p.is_dir() and "__MACOSX" not in p.parts})
+    if len(dirs) == 1:
+        return dirs[0]
+    if len(dirs) > 1:
+        names = ", ".join(str(d.relative_to(root)) for d in dirs[:5])
+        raise ServiceError(422, "bad_archive", "file", f"the zip holds several AISBench work dirs ({names}); "
+                                                       "upload one")
+    files = [p for p in root.rglob("*.json") if "__MACOSX" not in p.parts]
+    if len(files) == 1:
+        return files[0]
+    raise ServiceError(422, "bad_archive", "file", "no AISBench work dir in the zip: expected a folder with "
+                                                   "results/<model>/<dataset>.json (and predictions/, summary/), "
+                                                   "as AISBench writes to outputs/default/<timestamp>/")
+
+
+def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: int,
+             folder: str | None = None) -> dict:
+    """``POST /v1/aisbench``: unzip safely, :func:`read_aisbench` (grouping-bug correction), estimate the metrics.
+
+    ``opts``: ``metrics`` (list or None = what AISBench reported), ``regroup`` ("auto" / True / False),
+    ``scope``, ``interval``, ``level``, ``seed``.  The archive is extracted into ``folder`` (an empty
+    directory that the caller removes, so nothing is left behind when a worker is killed) or, without
+    it, into a temporary directory removed on return.
+    """
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix="bayeseval-upload-") as tmp:
+            return aisbench(data, filename, opts, max_files, max_bytes, tmp)
+    from bayeseval.io.aisbench import read_aisbench
+    from bayeseval.report.tables import aisbench_summary
+
+    root = Path(folder).resolve()
+    safe_extract(data, root, max_files=max_files, max_bytes=max_bytes)
+    work = _find_work_dir(root)
+    warns: list = []
+    with _warnings(warns), _field("file", {"regroup": "regroup"}, strip=str(root)):
+        s = read_aisbench(work, regroup=opts.get("regroup", "auto"))
+    stats = {"scope": opts.get("scope", "population"), "interval": opts.get("interval", "exact"),
+             "level": opts.get("level", 0.95), "seed": opts.get("seed")}
+    runs, estimates = [], []
+    with _warnings(warns):
+        for run in s:
+            counts = run.counts()
+            ests = []
+            for name in opts.get("metrics") or _default_metrics(run.reported):
+                with _field("metrics"):
+                    e = B.estimate(counts, name, w=run.weights, model=run.model, **stats)
+                ests.append(dataclasses.replace(e, dataset=run.dataset))
+            estimates += ests
+            runs.append({"dataset": run.dataset, "model": run.model, "M": run.M, "N": _n(counts),
+                         "grouping": run.meta.get("grouping"), "grouping_evidence": run.meta.get("grouping_evidence"),
+                         "reported": dict(run.reported), "corrected": dict(run.meta.get("recomputed", {})),
+                         "notes": list(run.meta.get("notes", [])), "estimates": [e.to_dict() for e in ests]})
+        with _field("metrics"):
+            summary = aisbench_summary(B.Evaluation(estimates), s, style="csv")
+    warns = list(dict.fromkeys(list(s.warnings) + warns))
+    return clean({"source": filename, "runs": runs, "summary_csv": summary, "warnings": warns})

@@ -1,0 +1,220 @@
+"""Where the statistics run: a small pool of worker processes with a hard per-request time limit.
+
+The event loop only parses requests; each computation is sent to an idle
+worker process (a fresh interpreter that imported the library at start-up,
+talking over a pair of pipes).  A computation that runs past ``timeout``
+seconds is stopped by killing its worker, which is replaced at once (other
+workers keep serving meanwhile), and the client gets a 422
+``time_limit`` error: the limit bounds the cost of one request, it is the
+request that asked for more work than this service allows.  Time spent
+queueing for a free worker does not count against the limit.
+
+With ``workers=0`` computations run in threads of the server process
+instead (for embedding and debugging): the limit then only stops the wait,
+not the computation.
+
+>>> import asyncio, operator
+>>> async def demo():
+...     pool = ComputePool(workers=0, timeout=5)
+...     await pool.start()
+...     try:
+...         return await pool.run(operator.add, 2, 3)
+...     finally:
+...         await pool.close()
+>>> asyncio.run(demo())
+5
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ServiceError
+
+log = logging.getLogger("bayeseval.service")
+
+__all__ = ["ComputePool", "time_limit_error"]
+
+
+def time_limit_error(timeout: float) -> ServiceError:
+    return ServiceError(422, "time_limit", None,
+                        f"the computation exceeded the time limit of {timeout:g} s per request (BAYESEVAL_TIMEOUT); "
+                        "ask for fewer draws, resamples, models or metrics, or send fewer questions")
+
+
+def _call(fn: Callable, args: tuple) -> tuple:
+    try:
+        return ("ok", fn(*args))
+    except ServiceError as exc:
+        return ("error", exc)
+    except MemoryError:
+        return ("error", ServiceError(422, "too_large", None, "the computation ran out of memory; send less data"))
+    except BaseException:  # noqa: BLE001 - reported to the server as an internal error
+        return ("crash", traceback.format_exc())
+
+
+def _worker_main(conn) -> None:
+    """Worker process: run ``(fn, args)`` messages until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        conn.send(_call(*task))
+
+
+def _unpack(reply: tuple) -> Any:
+    kind, value = reply
+    if kind == "ok":
+        return value
+    if kind == "error":
+        raise value
+    raise RuntimeError(f"computation failed in a worker:\n{value}")
+
+
+class _Worker:
+    """One compute process: ``python -m bayeseval.service.workers FD_IN FD_OUT`` (a fresh interpreter, so
+    nothing of the server process -- threads, event loop, its ``__main__`` -- is inherited)."""
+
+    def __init__(self, preload: list[str]):
+        down_r, down_w = os.pipe()  # server -> worker
+        up_r, up_w = os.pipe()      # worker -> server
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "PYTHONPATH": os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-m", "bayeseval.service.workers", str(down_r), str(up_w),
+                                          *preload], pass_fds=(down_r, up_w), env=env, stdin=subprocess.DEVNULL)
+        finally:
+            os.close(down_r)
+            os.close(up_w)
+        self.send_conn = Connection(down_w, readable=False)
+        self.recv_conn = Connection(up_r, writable=False)
+        if self.recv_conn.recv() != "ready":  # imports done
+            raise RuntimeError("a compute worker failed to start")
+
+    def roundtrip(self, task: tuple) -> tuple:
+        self.send_conn.send(task)
+        return self.recv_conn.recv()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+        self._close()
+
+    def stop(self) -> None:
+        try:
+            self.send_conn.send(None)
+            self.proc.wait(2)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait(10)
+        self._close()
+
+    def _close(self) -> None:
+        for c in (self.send_conn, self.recv_conn):
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+class ComputePool:
+    """``workers`` processes (or threads when 0) running one computation each, with a time limit."""
+
+    def __init__(self, workers: int = 2, timeout: float = 60.0, preload: tuple = ("bayeseval.service.tasks",)):
+        self.size, self.timeout, self.preload = workers, timeout, list(preload)
+        self._threads = ThreadPoolExecutor(max_workers=max(workers, 2), thread_name_prefix="bayeseval-wait")
+        self._idle: asyncio.Queue | None = None
+        self._all: set = set()
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._idle = asyncio.Queue()
+        if self.size == 0:
+            return
+        workers = await asyncio.gather(*(loop.run_in_executor(self._threads, _Worker, self.preload)
+                                         for _ in range(self.size)))
+        for w in workers:
+            self._all.add(w)
+            self._idle.put_nowait(w)
+
+    async def _replace(self, dead: _Worker) -> None:
+        loop = asyncio.get_running_loop()
+        self._all.discard(dead)
+        await loop.run_in_executor(self._threads, dead.kill)
+        for attempt in range(3):
+            try:
+                fresh = await loop.run_in_executor(self._threads, _Worker, self.preload)
+            except Exception:  # noqa: BLE001 - logged; retried
+                log.exception("could not start a compute worker (attempt %d of 3)", attempt + 1)
+                await asyncio.sleep(1)
+                continue
+            self._all.add(fresh)
+            self._idle.put_nowait(fresh)
+            return
+
+    async def run(self, fn: Callable, *args) -> Any:
+        """``fn(*args)`` in a worker; its :class:`ServiceError` is re-raised, a time-out raises a 422 one."""
+        loop = asyncio.get_running_loop()
+        if self.size == 0:
+            try:
+                reply = await asyncio.wait_for(loop.run_in_executor(self._threads, _call, fn, args), self.timeout)
+            except asyncio.TimeoutError:
+                raise time_limit_error(self.timeout) from None
+            return _unpack(reply)
+        if not self._all:
+            raise ServiceError(503, "unavailable", None, "no compute worker is running; see the server log")
+        worker = await self._idle.get()
+        try:
+            reply = await asyncio.wait_for(loop.run_in_executor(self._threads, worker.roundtrip, (fn, args)),
+                                           self.timeout)
+        except asyncio.TimeoutError:
+            asyncio.ensure_future(self._replace(worker))
+            raise time_limit_error(self.timeout) from None
+        except BaseException:  # the worker died, or this request was cancelled mid-computation
+            asyncio.ensure_future(self._replace(worker))
+            raise
+        self._idle.put_nowait(worker)
+        return _unpack(reply)
+
+    async def close(self) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(self._threads, w.stop) for w in list(self._all)))
+        self._all.clear()
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+
+def _main(argv: list[str]) -> None:
+    """Entry point of a worker process: ``FD_IN FD_OUT [MODULE ...]`` (modules to import before "ready")."""
+    conn_in = Connection(int(argv[0]), writable=False)
+    conn_out = Connection(int(argv[1]), readable=False)
+    for module in argv[2:]:
+        importlib.import_module(module)
+    conn_out.send("ready")
+
+    class _Duplex:
+        recv = conn_in.recv
+        send = conn_out.send
+
+    _worker_main(_Duplex())
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -1,0 +1,429 @@
+"""The HTTP service over real HTTP: uvicorn on a free loopback port, httpx as the client.
+
+Every endpoint's numbers equal the library's (same inputs, same seeds, exact float equality after
+the JSON round trip), and every class of bad input gets a 4xx with a JSON body naming the field.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+import bayeseval as B  # noqa: E402
+from bayeseval.io.aisbench import read_aisbench  # noqa: E402
+from bayeseval.service import schemas as S  # noqa: E402
+from bayeseval.service.settings import Settings  # noqa: E402
+from bayeseval.service.testing import running  # noqa: E402
+
+DATA = Path(__file__).parent / "data" / "service"
+WORK = DATA / "aisbench_work" / "20260326_151326"
+MAX_BODY = 1_000_000
+MAX_CELLS = 100_000
+TIMEOUT = 5.0
+MAX_UNZIPPED = 16 * 2**20
+
+
+@pytest.fixture(scope="module")
+def url():
+    with running(Settings(workers=2, max_body=MAX_BODY, max_cells=MAX_CELLS, timeout=TIMEOUT,
+                          max_unzipped=MAX_UNZIPPED)) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def client(url):
+    with httpx.Client(base_url=url, timeout=120) as c:
+        yield c
+
+
+def jsonable(x):
+    """What the library's dict looks like after a JSON round trip (non-finite floats -> null)."""
+    def fix(v):
+        if isinstance(v, dict):
+            return {str(k): fix(u) for k, u in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [fix(u) for u in v]
+        if isinstance(v, (float, np.floating)):
+            return float(v) if math.isfinite(v) else None
+        if isinstance(v, np.integer):
+            return int(v)
+        return v
+    return json.loads(json.dumps(fix(x)))
+
+
+def error_of(r, status, field=None, type_=None):
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json")
+    err = r.json()["error"]
+    assert set(err) == {"type", "field", "message", "details"}
+    if field is not None:
+        assert err["field"] == field, err
+    if type_ is not None:
+        assert err["type"] == type_, err
+    return err
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    p = rng.beta(2, 2, 120)
+    A = (rng.random((120, 6)) < np.clip(p + 0.1, 0, 1)[:, None]).astype(int)
+    Bm = (rng.random((120, 6)) < p[:, None]).astype(int)
+    C = (rng.random((120, 6)) < np.clip(p - 0.1, 0, 1)[:, None]).astype(int)
+    return A, Bm, C
+
+
+# ----------------------------------------------------------------------------- plumbing
+def test_healthz_catalog_openapi_docs(client):
+    assert client.get("/healthz").json() == {"status": "ok", "version": B.__version__}
+    cat = S.CatalogResponse.model_validate(client.get("/v1/catalog").json()).model_dump()
+    names = [m["name"] for m in cat["metrics"]]
+    assert set(B.targets.NAMES) <= set(names)
+    assert cat["limits"]["max_cells"] == MAX_CELLS and cat["limits"]["api_key_required"] is False
+    schema = client.get("/openapi.json").json()
+    assert {"/v1/metrics", "/v1/compare", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
+            "/healthz"} <= set(schema["paths"])
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+
+
+# ----------------------------------------------------------------------------- numbers equal the library's
+def test_metrics_equal_library(client, data):
+    A, Bm, _ = data
+    metrics = ["avg", "pass@4", "pass^2", "maj@5", {"name": "g-pass@k", "k": 4, "tau": 0.5}, "bayes",
+               {"payoff": [0, 0.5, 1]}]
+    body = {"models": {"new": {"matrix": A.tolist()}, "base": {"matrix": Bm.tolist()}}, "metrics": metrics,
+            "scope": "population", "interval": "hdi", "level": 0.9, "seed": 11}
+    r = client.post("/v1/metrics", json=body)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    expected = []
+    for name, R in (("new", A), ("base", Bm)):
+        for m in metrics:
+            metric, params = (m, {}) if isinstance(m, str) else (m.get("name", m.get("payoff")),
+                                                                   {k: v for k, v in m.items() if k not in ("name", "payoff")})
+            expected.append(B.estimate(R, metric, scope="population", interval="hdi", level=0.9, seed=11, model=name,
+                                       **params).to_dict())
+    assert got["estimates"] == jsonable(expected)
+    assert got["warnings"] == []
+    S.MetricsResponse.model_validate(got)  # the documented response shape
+
+
+def test_metrics_missing_ragged_counts_and_weights_equal_library(client):
+    rows = [[1, 0, None, 1], [0, 0, 1], [1, 1, 1, 1], [None, 1]]
+    arr = np.array([[1, 0, np.nan, 1], [0, 0, 1, np.nan], [1, 1, 1, 1], [np.nan, 1, np.nan, np.nan]])
+    table = [[3, 1], [1, 3], [2, 2], [0, 4]]
+    graded = [[0, 1, 2], [2, 2, 1], [1, 0, 0]]
+    w = [0.0, 0.5, 1.0]
+    body = {"models": {"ragged": {"matrix": rows, "ids": ["q1", "q2", "q3", "q4"]},
+                       "table": {"counts": table},
+                       "graded": {"matrix": graded, "weights": w}},
+            "metrics": ["avg"], "scope": "benchmark", "interval": "normal", "prior": "uniform"}
+    r = client.post("/v1/metrics", json=body)
+    assert r.status_code == 200, r.text
+    kw = dict(scope="benchmark", interval="normal", prior="uniform")
+    expected = [
+        B.estimate(B.to_counts(arr, missing=np.nan), "avg", model="ragged", **kw).to_dict(),
+        B.estimate(B.Counts.from_table(table), "avg", model="table", **kw).to_dict(),
+        B.estimate(np.array(graded), "avg", w=w, model="graded", **kw).to_dict(),
+    ]
+    assert r.json()["estimates"] == jsonable(expected)
+    assert r.json()["estimates"][0]["N"] == [1, 4]
+
+
+def test_compare_equals_library(client, data):
+    A, Bm, _ = data
+    body = {"a": {"matrix": A.tolist()}, "b": {"matrix": Bm.tolist()}, "names": ["new", "base"],
+            "metric": "pass@2", "rope": 0.05, "seed": 3, "resamples": 2000, "level": 0.9}
+    r = client.post("/v1/compare", json=body)
+    assert r.status_code == 200, r.text
+    lib = B.compare(A, Bm, metric="pass@2", rope=0.05, seed=3, resamples=2000, level=0.9, names=("new", "base"))
+    assert r.json() == {**jsonable(lib.to_dict()), "warnings": []}
+    S.CompareResponse.model_validate(r.json())
+
+
+def test_compare_pairs_by_question_id(client, data):
+    import pandas as pd
+
+    A, Bm, _ = data
+    ids = [f"q{i}" for i in range(len(A))]
+    order = np.random.default_rng(1).permutation(len(A))
+    body = {"a": {"matrix": A.tolist(), "ids": ids},
+            "b": {"matrix": Bm[order].tolist(), "ids": [ids[i] for i in order]}, "seed": 5, "resamples": 1000}
+    r = client.post("/v1/compare", json=body)
+    assert r.status_code == 200, r.text
+    lib = B.compare(pd.DataFrame(A, index=ids), pd.DataFrame(Bm[order], index=[ids[i] for i in order]), seed=5,
+                    resamples=1000)
+    assert r.json()["delta"] == jsonable(lib.to_dict())["delta"]
+    plain = B.compare(A, Bm, seed=5, resamples=1000)  # the same pairing as rows in the same order
+    assert r.json()["delta"]["mean"] == pytest.approx(plain.delta.mean, abs=1e-12)
+
+
+def test_rank_equals_library(client, data):
+    A, Bm, C = data
+    models = {"a": A, "b": Bm, "c": C}
+    body = {"models": {k: {"matrix": v.tolist()} for k, v in models.items()}, "metric": "avg", "seed": 1,
+            "resamples": 1000, "draws": 2000}
+    r = client.post("/v1/rank", json=body)
+    assert r.status_code == 200, r.text
+    lib = B.compare_all(models, metric="avg", seed=1, resamples=1000, draws=2000)
+    assert r.json() == {**jsonable(lib.to_dict()), "warnings": []}
+    assert [m["model"] for m in r.json()["models"]] == ["a", "b", "c"]
+    S.RankResponse.model_validate(r.json())
+
+
+def test_plan_equals_library(client, data):
+    A, Bm, _ = data
+    r = client.post("/v1/plan", json={"a": {"matrix": A.tolist()}, "b": {"matrix": Bm.tolist()}, "delta": 0.05,
+                                      "power": 0.9})
+    assert r.status_code == 200, r.text
+    assert r.json() == {**jsonable(B.plan(A, Bm, delta=0.05, power=0.9).to_dict()), "warnings": []}
+    S.PlanResponse.model_validate(r.json())
+    r1 = client.post("/v1/plan", json={"a": {"counts": B.to_counts(A).table.tolist()}})
+    assert r1.status_code == 200 and r1.json()["sigma_b2"] == B.plan(A).sigma_b2
+
+
+# ----------------------------------------------------------------------------- AISBench upload
+def zip_of(folder: Path, prefix: str = "") -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file():
+                z.write(p, prefix + p.relative_to(folder).as_posix())
+    return buf.getvalue()
+
+
+def test_aisbench_zip_corrects_grouping_bug(client):
+    r = client.post("/v1/aisbench", files={"file": ("run.zip", zip_of(WORK, "20260326_151326/"), "application/zip")},
+                    params={"seed": 4})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    S.AISBenchResponse.model_validate(out)
+    run = out["runs"][0]
+    assert (run["dataset"], run["model"], run["M"], run["N"]) == ("demo_gsm8k", "vllm-api-general-chat", 4, 3)
+    assert run["grouping"] == "regrouped"
+    assert run["reported"]["cons@3"] == 75.0 and run["corrected"]["cons@3"] == 100.0
+    assert run["reported"]["avg@3"] == run["corrected"]["avg@3"] == 75.0
+    assert any("grouped the 3 replicas" in w and "cons@3: AISBench reported 75.00, corrected 100.00" in w
+               for w in out["warnings"])
+    ests = {e["metric"]: e for e in run["estimates"]}
+    assert set(ests) == {"avg@n", "pass@3", "cons@3"} and ests["cons@3"]["value"] == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = read_aisbench(WORK)
+    lib = B.estimate(s.counts("vllm-api-general-chat"), "cons@3", model="vllm-api-general-chat", seed=4)
+    assert ests["cons@3"] == jsonable({**lib.to_dict(), "dataset": "demo_gsm8k"})
+    assert "cons@3,gen,100.00" in out["summary_csv"] and out["summary_csv"].rstrip().endswith(",75.00")
+    assert "/tmp" not in r.text  # no server paths leak
+
+
+def test_aisbench_regroup_false_and_chosen_metrics(client):
+    r = client.post("/v1/aisbench", files={"file": ("run.zip", zip_of(WORK), "application/zip")},
+                    params={"regroup": "false", "metrics": "avg, pass@2", "scope": "benchmark", "interval": "normal"})
+    assert r.status_code == 200, r.text
+    run = r.json()["runs"][0]
+    assert run["grouping"] == "aisbench" and run["corrected"]["cons@3"] == 75.0
+    assert [e["metric"] for e in run["estimates"]] == ["avg", "pass@2"]
+
+
+def _zip(entries) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for info, payload in entries:
+            z.writestr(info, payload)
+    return buf.getvalue()
+
+
+def test_aisbench_refuses_unsafe_archives(client):
+    def post(payload):
+        return client.post("/v1/aisbench", files={"file": ("x.zip", payload, "application/zip")})
+
+    err = error_of(post(_zip([("../escape.json", "{}")])), 422, "file", "bad_archive")
+    assert "outside the extraction folder" in err["message"]
+    error_of(post(_zip([("a/../../escape.json", "{}")])), 422, "file", "bad_archive")
+    error_of(post(_zip([("/etc/passwd", "x")])), 422, "file", "bad_archive")
+    link = zipfile.ZipInfo("results/link")
+    link.create_system = 3
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    err = error_of(post(_zip([(link, "/etc/passwd")])), 422, "file", "bad_archive")
+    assert "symbolic link" in err["message"]
+    error_of(post(b"this is not a zip"), 422, "file", "bad_archive")
+    error_of(post(_zip([("readme.txt", "hello")])), 422, "file", "bad_archive")  # no work dir inside
+    # zip bomb: 40 MiB of zeros compresses to 40 kB; refused from the declared size before unpacking
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open("bomb.bin", "w") as f:
+            chunk = b"\0" * (1 << 20)
+            for _ in range(40):
+                f.write(chunk)
+    assert len(buf.getvalue()) < MAX_BODY
+    err = error_of(post(buf.getvalue()), 422, "file", "bad_archive")
+    assert "BAYESEVAL_MAX_UNZIPPED" in err["message"]
+
+
+# ----------------------------------------------------------------------------- bad input: 4xx naming the field
+def test_malformed_json_and_wrong_types(client):
+    r = client.post("/v1/metrics", content=b'{"models": {"a": {"matrix": [[1, 0]]}', headers={"content-type": "application/json"})
+    error_of(r, 400, "body", "invalid_json")
+    r = client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, "x"]]}}})
+    error_of(r, 422, "models.a.matrix[0][1]", "validation_error")
+    error_of(client.post("/v1/metrics", json={"models": []}), 422, "models")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, 0]]}}, "metrics": [17]}), 422, "metrics[0]")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, 0]]}}, "levle": 0.9}), 422, "levle")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, 0]], "counts": [[1, 1]]}}}), 422,
+             "models.a.counts")  # matrix or counts, not both
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"ids": [1]}}}), 422, "models.a.matrix")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, 0]], "ids": ["x", "y"]}}}), 422, "models.a")
+    error_of(client.post("/v1/compare", json={"a": {"matrix": [[1]]}}), 422, "b")  # missing field
+    error_of(client.post("/v1/metrics", content=b"[1, 2]", headers={"content-type": "application/json"}), 422)
+    error_of(client.post("/v1/metrics", content=b'{"models": {}}', headers={"content-type": "text/plain"}), 415,
+             "Content-Type", "unsupported_media_type")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"counts": [[60_000, 60_000]]}}}), 422, "models.a")
+    lone_surrogate = b'{"models": {"\\ud800": {"matrix": [[1]]}}}'
+    error_of(client.post("/v1/metrics", content=lone_surrogate, headers={"content-type": "application/json"}), 422,
+             "models")
+    error_of(client.get("/v1/nothing"), 404, None, "not_found")
+    error_of(client.get("/v1/metrics"), 405, None, "method_not_allowed")
+
+
+def test_impossible_parameters(client):
+    R = {"matrix": [[1, 0, 1], [0, 0, 1], [1, 1, 0]]}
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "level": 1.5}), 422, "level")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "draws": 5}), 422, "draws")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [{"name": "g-pass@k", "k": 2, "tau": 2}]}),
+             422, "metrics[0].tau")
+    err = error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["avg", "frobnicate@3"]}), 422,
+                   "metrics[1]")
+    assert "unknown metric" in err["message"]
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["pass@k"]}), 422, "metrics[0]")  # no k
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["bayes"], "prior": "jeffreys"}), 422,
+             "metrics[0]")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1, 2]], "weights": [0, 1]}}}), 422,
+             "models.a")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[None, None]]}}}), 422, "models.a")
+    error_of(client.post("/v1/compare", json={"a": R, "b": R, "names": ["x", "x"]}), 422, "names")
+    error_of(client.post("/v1/compare", json={"a": R, "b": {"matrix": [[1]]}}), 422, "b")
+    error_of(client.post("/v1/compare", json={"a": {"matrix": [[0, 2, 1]]}, "b": {"matrix": [[1, 1, 1]]}}), 422, "a")
+    error_of(client.post("/v1/compare", json={"a": R, "b": R, "rope": [0.1, -0.1]}), 422, "rope")
+    error_of(client.post("/v1/plan", json={"a": {"matrix": [[1], [0]]}}), 422, "a")  # needs >= 2 trials
+    error_of(client.post("/v1/plan", json={"a": R, "delta": 0}), 422, "delta")
+    error_of(client.post("/v1/rank", json={"models": {"only": R}}), 422, "models")
+    error_of(client.post("/v1/aisbench", files={"file": ("x.zip", zip_of(WORK), "application/zip")},
+                         params={"level": 2}), 422, "level")
+
+
+def test_body_limit_413(client):
+    big = b'{"models": {"a": {"matrix": [' + b"[1, 0, 1, 0]," * 100_000 + b"[1]]}}}"
+    assert len(big) > MAX_BODY
+    err = error_of(client.post("/v1/metrics", content=big, headers={"content-type": "application/json"}), 413, "body",
+                   "payload_too_large")
+    assert str(MAX_BODY) in err["message"]
+
+    def chunks():  # no Content-Length: counted while streaming
+        for i in range(0, len(big), 65536):
+            yield big[i:i + 65536]
+
+    error_of(client.post("/v1/metrics", content=chunks(), headers={"content-type": "application/json"}), 413, "body")
+    error_of(client.post("/v1/aisbench", files={"file": ("x.zip", b"0" * (MAX_BODY + 1), "application/zip")}), 413)
+
+
+def test_cell_cap_422_names_the_cap(client):
+    rows = [[1, 0] * 26] * 1000  # 52,000 cells per model, 104,000 > 100,000 in all
+    err = error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": rows}, "b": {"matrix": rows}}}), 422,
+                   None, "too_many_cells")
+    assert "100,000" in err["message"] and "104,000" in err["message"]
+    assert err["field"] in ("models.a", "models.b")
+    r = client.post("/v1/metrics", json={"models": {"a": {"matrix": rows}}, "scope": "benchmark", "prior": "uniform",
+                                         "interval": "normal"})
+    assert r.status_code == 200
+
+
+def test_time_limit_422_and_the_service_recovers(client, data):
+    A = np.random.default_rng(0).integers(0, 2, (3000, 2)).tolist()
+    t = time.monotonic()
+    r = client.post("/v1/rank", json={"models": {f"m{i}": {"matrix": A} for i in range(16)},
+                                      "resamples": 100_000, "draws": 100_000})
+    elapsed = time.monotonic() - t
+    err = error_of(r, 422, None, "time_limit")
+    assert f"{TIMEOUT:g} s" in err["message"]
+    assert elapsed < TIMEOUT + 10
+    for _ in range(3):  # the killed worker is replaced; the service goes on answering
+        assert client.post("/v1/plan", json={"a": {"matrix": [[1, 0], [0, 0], [1, 1]]}}).status_code == 200
+
+
+def test_concurrent_requests_all_answered(url, data):
+    import asyncio
+
+    A = data[0].tolist()
+
+    async def go():
+        async with httpx.AsyncClient(base_url=url, timeout=120) as c:
+            rs = await asyncio.gather(*(c.post("/v1/metrics", json={"models": {"a": {"matrix": A}}, "seed": i})
+                                        for i in range(24)))
+        return rs
+
+    rs = asyncio.run(go())
+    assert [r.status_code for r in rs] == [200] * 24
+    assert rs[3].json()["estimates"][0] == jsonable(B.estimate(np.array(A), "avg", seed=3, model="a").to_dict())
+
+
+# ----------------------------------------------------------------------------- API key
+def test_api_key():
+    with running(Settings(workers=0, api_key="s3cret")) as base, httpx.Client(base_url=base) as c:
+        body = {"models": {"a": {"matrix": [[1, 0], [1, 1]]}}}
+        error_of(c.post("/v1/metrics", json=body), 401, "X-API-Key", "unauthorized")
+        error_of(c.post("/v1/metrics", json=body, headers={"X-API-Key": "guess"}), 401, "X-API-Key")
+        error_of(c.get("/v1/catalog"), 401)
+        assert c.post("/v1/metrics", json=body, headers={"X-API-Key": "s3cret"}).status_code == 200
+        assert c.get("/healthz").status_code == 200 and c.get("/openapi.json").status_code == 200
+        schema = c.get("/openapi.json").json()
+        assert "APIKeyHeader" in schema["components"]["securitySchemes"]
+
+
+# ----------------------------------------------------------------------------- serving from the command line
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_python_m_service_serves_on_loopback(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "BAYESEVAL_WORKERS": "1", "BAYESEVAL_MAX_CELLS": "1234"}
+    proc = subprocess.Popen([sys.executable, "-m", "bayeseval.service", "--port", str(port), "--no-access-log",
+                             "--log-level", "warning"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stdout.read().decode()
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert r.json()["status"] == "ok"
+        cat = httpx.get(f"http://127.0.0.1:{port}/v1/catalog").json()
+        assert cat["limits"]["max_cells"] == 1234
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/metrics", json={"models": {"a": {"matrix": [[1, 0]]}}}, timeout=60)
+        assert r.status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(30)
