@@ -278,15 +278,12 @@ def cmd_compare(args) -> int:
     data = _load(args.data, args) if args.data else None
     name_a, side_a = _side(args.a, data, args, "A")
     name_b, side_b = _side(args.b, data, args, "B")
-    if name_a == name_b:
-        name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
+    if name_a == name_b:  # the same model on two datasets or in two files: label the sides as given
+        name_a, name_b = (args.a, args.b) if args.a != args.b else (f"{name_a} (A)", f"{name_b} (B)")
     shared = [d for d in side_a.datasets if d in side_b.datasets]
     if not shared:
         if len(side_a.datasets) == len(side_b.datasets) == 1:
             shared = [(side_a.datasets[0], side_b.datasets[0])]
-            if data is not None:
-                raise UsageError(f"A ({name_a}) is on dataset {side_a.datasets[0]!r} and B ({name_b}) on "
-                                 f"{side_b.datasets[0]!r}: they share no questions to pair")
             _warn(f"pairing A's dataset {side_a.datasets[0]!r} with B's {side_b.datasets[0]!r} by question id")
         else:
             raise UsageError(f"A and B share no dataset: A has {side_a.datasets}, B has {side_b.datasets}")

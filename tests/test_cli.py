@@ -251,3 +251,14 @@ def test_serve_is_a_subcommand_with_loopback_defaults():
 
     args = build_parser().parse_args(["serve"])
     assert (args.host, args.port) == ("127.0.0.1", 8321) and args.port != 8000
+
+
+def test_compare_one_model_across_two_datasets_of_one_file(capsys):
+    """CRUXEval input vs output prediction on the same 800 problems (ids shared), as examples/cruxeval.py does."""
+    path = str(ROOT / "examples" / "data" / "cruxeval.json")
+    code, out, err = run(capsys, "compare", "--data", path, "CRUXEval-I/codellama-7b", "CRUXEval-O/codellama-7b",
+                         "--metric", "pass@5", "--format", "json", "--quiet")
+    assert code == 0 and "pairing A's dataset 'CRUXEval-I' with B's 'CRUXEval-O'" in err
+    res = json.loads(out)[0]
+    assert res["M"] == 800 and res["models"] == ["CRUXEval-I/codellama-7b", "CRUXEval-O/codellama-7b"]
+    assert res["delta"]["mean"] == pytest.approx(0.047, abs=0.002)  # 44.99 - 40.29 points, shrunk slightly
