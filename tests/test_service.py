@@ -316,7 +316,7 @@ def test_impossible_parameters(client):
     error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["bayes"], "prior": "jeffreys"}), 422,
              "metrics[0]")
     error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1, 2]], "weights": [0, 1]}}}), 422,
-             "models.a")
+             "models.a.weights")
     error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[None, None]]}}}), 422, "models.a")
     error_of(client.post("/v1/compare", json={"a": R, "b": R, "names": ["x", "x"]}), 422, "names")
     error_of(client.post("/v1/compare", json={"a": R, "b": {"matrix": [[1]]}}), 422, "b")
@@ -427,3 +427,186 @@ def test_python_m_service_serves_on_loopback(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+# ----------------------------------------------------------------------------- review fixes
+def _worker_pids() -> set:
+    """Compute workers started by this test process (children running bayeseval.service.workers)."""
+    out = set()
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat_line = (d / "stat").read_text()
+            cmd = (d / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat_line.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"bayeseval.service.workers" in cmd:
+            out.add(int(d.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_runaway_requests_do_not_lock_the_pool():
+    """Two slow requests at once (every worker killed) and a stream of small ones meanwhile: the slow
+    ones get 422 time_limit, the small ones wait for the replacements (never 503), the old workers die."""
+    import asyncio
+
+    A = np.random.default_rng(0).integers(0, 2, (3000, 2)).tolist()
+    slow = {"models": {f"m{i}": {"matrix": A} for i in range(16)}, "resamples": 100_000, "draws": 100_000}
+    small = {"a": {"matrix": [[1, 0], [0, 0], [1, 1]]}}
+    before = _worker_pids()
+    with running(Settings(workers=2, timeout=2)) as base:
+        mine = _worker_pids() - before
+        assert len(mine) == 2
+
+        async def go():
+            async with httpx.AsyncClient(base_url=base, timeout=60) as c:
+                async def stream():
+                    rs = []
+                    for _ in range(30):
+                        rs.append(await c.post("/v1/plan", json=small))
+                        await asyncio.sleep(0.15)
+                    return rs
+                slow_rs = asyncio.gather(c.post("/v1/rank", json=slow), c.post("/v1/rank", json=slow))
+                return await slow_rs, await stream()
+
+        slow_rs, small_rs = asyncio.run(go())
+        for r in slow_rs:
+            error_of(r, 422, None, "time_limit")
+        assert [r.status_code for r in small_rs] == [200] * 30, [r.text for r in small_rs if r.status_code != 200]
+        deadline = time.monotonic() + 10
+        while mine & _worker_pids() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not mine & _worker_pids()  # the runaway workers were killed
+        assert len(_worker_pids() - before) == 2  # and replaced
+
+
+def test_k_and_magnitudes_are_bounded(client):
+    R = {"matrix": [[1, 0, 1], [0, 0, 1], [1, 1, 1]]}
+    for name in ("pass@100000", "auc@100000000", "geospectrum@1000000000", "mg-pass@1000000", "pass^5000",
+                 "pass@1000000000000"):
+        err = error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["avg", name]}), 422,
+                       "metrics[1]", "validation_error")
+        assert "1000" in err["message"]
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [{"name": "pass@k", "k": 1001}]}), 422,
+             "metrics[0].k")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [{"name": "max@5000"}]}), 422,
+             "metrics[0].name")
+    error_of(client.post("/v1/compare", json={"a": R, "b": R, "metric": "pass@20000"}), 422, "metric")
+    error_of(client.post("/v1/aisbench", files={"file": ("x.zip", zip_of(WORK), "application/zip")},
+                         params={"metrics": "avg,pass@100000"}), 422, "metrics")
+    assert client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["pass@1000", "avg@100000"]}
+                       ).status_code == 200
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [{"payoff": [1e308, 1e308, 1e308]}],
+                                              "interval": "normal"}), 422, "metrics[0].payoff[0]")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [
+        {"name": "geospectrum@k", "k": 2, "weights": [1e308, 1e308]}]}), 422, "metrics[0].weights[0]")
+    error_of(client.post("/v1/rank", json={"models": {"a": R, "b": R}, "metric": {"payoff": [0, 1e154]}}), 422,
+             "metric.payoff[1]")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1, 2]],
+                                                                "weights": [1e308, 1e-308, 1e308]}},
+                                              "interval": "normal"}), 422, "models.a.weights[0]")
+    for delta in (1e-300, 1e-160, 5e-324, 1e300, -2):
+        error_of(client.post("/v1/plan", json={"a": R, "delta": delta}), 422, "delta")
+    assert client.post("/v1/plan", json={"a": R, "delta": -0.05}).status_code == 200
+
+
+def test_arithmetic_errors_are_422_not_500():
+    from bayeseval.service import tasks
+    from bayeseval.service.errors import ServiceError
+
+    for exc in (ZeroDivisionError("float division by zero"), OverflowError("math range error"),
+                FloatingPointError("overflow"), RecursionError("too deep"), MemoryError()):
+        with pytest.raises(ServiceError) as info:
+            with tasks._field("metrics[0]"):
+                raise exc
+        assert info.value.status == 422 and info.value.field == "metrics[0]"
+
+
+def test_strict_numbers_and_id_types(client):
+    R = {"matrix": [[1, 0], [0, 1]]}
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "level": "0.9"}), 422, "level")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "level": True}), 422, "level")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [["1", "0"]]}}}), 422,
+             "models.a.matrix[0][0]")
+    error_of(client.post("/v1/metrics", json={"models": {"a": R}, "draws": "4000"}), 422, "draws")
+    assert client.post("/v1/metrics", json={"models": {"a": R}, "level": 0.9, "prior": [1, 1]}).status_code == 200
+    M3 = [[1, 0], [0, 1], [1, 1]]
+    error_of(client.post("/v1/compare", json={"a": {"matrix": M3, "ids": [1, "x", 3]},
+                                              "b": {"matrix": M3, "ids": [1, 2, 3]}}), 422, "a.ids")
+    error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": M3, "ids": [1, "1", 2]}}}), 422,
+             "models.a.ids")
+    error_of(client.post("/v1/rank", json={"models": {"a": {"matrix": M3[:2], "ids": [1, "x"]},
+                                                      "b": {"matrix": M3[:2], "ids": ["1", "x"]}}}), 422,
+             "models.a.ids")
+    error_of(client.post("/v1/rank", json={"models": {"a": {"matrix": M3, "ids": [1, 2, 3]},
+                                                      "b": {"matrix": M3, "ids": ["1", "2", "3"]}}}), 422,
+             "models.b.ids")
+    err = error_of(client.post("/v1/metrics", json={"models": {"a": {"matrix": [[1]], "ids": ["x" * 5000]}}}), 422,
+                   "models.a.ids[0]")
+    assert "200 characters" in err["message"]
+
+
+def test_body_errors_name_the_body(client):
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"models": "\xff\xfe"}'):
+        error_of(client.post("/v1/metrics", content=body, headers={"content-type": "application/json"}), 400, "body",
+                 "invalid_json")
+    error_of(client.post("/v1/metrics", content=b"\x1f\x8b...", headers={"content-type": "application/json",
+                                                                         "content-encoding": "gzip"}),
+             415, "Content-Encoding", "unsupported_media_type")
+
+
+def test_healthz_head_and_trailing_slash():
+    with running(Settings(workers=0, api_key="s3cret")) as base, httpx.Client(base_url=base) as c:
+        assert c.head("/healthz").status_code == 200
+        r = c.get("/healthz/", follow_redirects=True)
+        assert r.status_code == 200 and r.json()["status"] == "ok"
+        error_of(c.get("/v1/catalog/"), 401)
+
+
+def _post_zip(client, entries, **params):
+    return client.post("/v1/aisbench", files={"file": ("x.zip", _zip(entries), "application/zip")}, params=params)
+
+
+def test_aisbench_writestr_zip_is_accepted(client):
+    """zipfile.writestr(name, data) stores mode 0o600 without file-type bits: a regular file."""
+    entries = [(p.relative_to(WORK).as_posix(), p.read_bytes()) for p in sorted(WORK.rglob("*")) if p.is_file()]
+    r = _post_zip(client, entries)
+    assert r.status_code == 200, r.text
+    assert r.json()["runs"][0]["M"] == 4
+    fifo = zipfile.ZipInfo("results/fifo")
+    fifo.create_system = 3
+    fifo.external_attr = (stat.S_IFIFO | 0o644) << 16
+    error_of(_post_zip(client, [(fifo, "")]), 422, "file", "bad_archive")
+
+
+def test_aisbench_unwritable_or_odd_entries_are_422(client):
+    def refused(entries, type_="bad_archive"):
+        err = error_of(_post_zip(client, entries), 422, "file", type_)
+        assert "bayeseval-upload" not in err["message"] and "/tmp" not in err["message"]
+        return err
+
+    err = refused([("results", "x"), ("results/m/d.json", "{}")])
+    assert "results/m/d.json" in err["message"]
+    refused([("results/" + "x" * 300 + ".json", "{}")])
+    refused([("/".join(["d"] * 2100) + "/f.json", "{}")])
+    refused([("results/m/d.json", "[" * 100_000 + "]" * 100_000)], "validation_error")
+    refused([("results/m/", ""), ("results/m/d.json/", "")], "validation_error")
+
+
+def test_aisbench_cell_cap(client):
+    """A small zip can describe a huge work dir: its M x N cells count against the cap."""
+    M, N = 20_000, 10  # 200,000 cells > MAX_CELLS
+    row = {"avg@10": 0.5, "pass@10": 1.0, "correct": [True, False] * (N // 2)}
+    details = [{"example_abbr": f"demo_{i}", **row} for i in range(M)]
+    body = json.dumps({"avg@10": 50.0, "pass@10": 100.0, "details": details})
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("results/m/demo.json", body)
+    if len(buf.getvalue()) > MAX_BODY:
+        pytest.skip("the test zip is over the body limit")
+    r = client.post("/v1/aisbench", files={"file": ("x.zip", buf.getvalue(), "application/zip")})
+    err = error_of(r, 422, "file", "too_many_cells")
+    assert f"{MAX_CELLS:,}" in err["message"] and "200,000" in err["message"]

@@ -38,7 +38,7 @@ from . import tasks
 from .catalog import catalog
 from .errors import ServiceError, error_body, validation_errors
 from .limits import ApiKey, BodyLimit, check_cells
-from .schemas import (LIMITS, AISBenchResponse, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
+from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
                       HealthResponse, Interval, MetricsRequest, MetricsResponse, PlanRequest, PlanResponse,
                       RankRequest, RankResponse, Scope)
 from .settings import Settings
@@ -94,6 +94,11 @@ def _install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400 and "parsing the body" in str(exc.detail):  # bad UTF-8, nesting too deep
+            cause = exc.__cause__ or exc.__context__
+            why = {RecursionError: "nested too deeply", UnicodeDecodeError: "not valid UTF-8"}.get(
+                type(cause), "not parseable")
+            return _json(400, error_body("invalid_json", "body", f"the request body is not valid JSON ({why})"))
         kind = _STATUS_TYPES.get(exc.status_code, "http_error")
         return JSON(error_body(kind, None, str(exc.detail)), status_code=exc.status_code,
                     headers=getattr(exc, "headers", None))
@@ -102,6 +107,14 @@ def _install_handlers(app: FastAPI) -> None:
     async def _internal(request: Request, exc: Exception):  # a bug of ours: logged, never a traceback to clients
         log.exception("internal error on %s %s", request.method, request.url.path)
         return _json(500, error_body("internal", None, "internal error; the server log has the details"))
+
+
+def _ids_agree(parts: dict) -> None:
+    try:
+        check_id_types(parts)
+    except ValueError as exc:
+        field, message = exc.args
+        raise ServiceError(422, "validation_error", field, message) from None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -138,18 +151,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
              summary="Paired comparison of two models on the same questions")
     async def compare(req: CompareRequest):
         check_cells({"a": req.a, "b": req.b}, cap)
+        _ids_agree({"a": req.a, "b": req.b})
         return _json(200, await pool.run(tasks.compare, req))
 
     @v1.post("/rank", response_model=None, responses={200: {"model": RankResponse}},
              summary="Rank models: pairwise comparisons with adjusted p-values, rank probabilities")
     async def rank(req: RankRequest):
         check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
+        _ids_agree({f"models.{n}": o for n, o in req.models.items()})
         return _json(200, await pool.run(tasks.rank, req))
 
     @v1.post("/plan", response_model=None, responses={200: {"model": PlanResponse}},
              summary="Study size from a pilot: standard errors, detectable effects, questions needed")
     async def plan(req: PlanRequest):
         check_cells({"a": req.a, "b": req.b}, cap)
+        _ids_agree({"a": req.a, "b": req.b})
         return _json(200, await pool.run(tasks.plan, req))
 
     @v1.post("/aisbench", response_model=None, responses={200: {"model": AISBenchResponse}},
@@ -169,13 +185,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if len(names) > LIMITS["metrics"]:
             raise ServiceError(422, "validation_error", "metrics", f"at most {LIMITS['metrics']} metrics, "
                                                                    f"got {len(names)}")
+        for name in names:
+            try:
+                check_metric_name(name)
+            except ValueError as exc:
+                raise ServiceError(422, "validation_error", "metrics", str(exc)) from None
         opts = {"metrics": names or None, "regroup": {"auto": "auto", "true": True, "false": False}[regroup],
                 "scope": scope, "interval": interval, "level": level, "seed": seed}
         data = await file.read()
         folder = tempfile.mkdtemp(prefix="bayeseval-upload-")  # removed here, even if the worker is killed
         try:
             return _json(200, await pool.run(tasks.aisbench, data, file.filename or "upload.zip", opts,
-                                             settings.max_zip_files, settings.max_unzipped, folder))
+                                             settings.max_zip_files, settings.max_unzipped, folder, cap))
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
@@ -188,6 +209,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/healthz", response_model=HealthResponse, summary="Liveness")
     async def healthz():
         return {"status": "ok", "version": __version__}
+
+    app.add_api_route("/healthz", healthz, methods=["HEAD"], include_in_schema=False)
 
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     app.add_middleware(ApiKey, api_key=settings.api_key)  # outermost: refuse before reading a body

@@ -1,10 +1,12 @@
 """One error shape for every refusal: ``{"error": {"type", "field", "message", "details"}}``.
 
-* request bodies that are not JSON -> 400 ``invalid_json`` (field ``body``);
+* request bodies that are not JSON (also bad UTF-8, nesting too deep) -> 400 ``invalid_json`` (field
+  ``body``); a ``Content-Encoding`` other than identity -> 415 ``unsupported_media_type``;
 * schema violations (wrong types, out-of-range values, unknown fields) -> 422
   ``validation_error``, ``field`` = the first offending field as a dotted path;
-* the library's ``ValueError`` / ``TypeError`` -> 422 ``validation_error`` naming the
-  field of the request that caused it;
+* the library's ``ValueError`` / ``TypeError`` / ``LookupError``, and arithmetic errors
+  (overflow, division by zero), ``RecursionError`` and ``MemoryError`` from extreme inputs -> 422
+  ``validation_error`` naming the field of the request that caused it;
 * limits: 413 ``payload_too_large``, 422 ``too_many_cells`` / ``time_limit``,
   422 ``bad_archive``; 401 ``unauthorized``; 404 / 405 as usual.
 

@@ -35,6 +35,10 @@ __all__ = ["BodyLimit", "ApiKey", "check_cells", "safe_extract", "OPEN_PATHS"]
 #: Paths that never need the API key.
 OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
 
+#: Longest path component (bytes, UTF-8) and deepest path of a zip entry.
+MAX_NAME_BYTES = 255
+MAX_DEPTH = 32
+
 
 async def _send_json(send, status: int, body: dict, headers: list | None = None) -> None:
     data = json.dumps(body).encode()
@@ -61,7 +65,13 @@ class BodyLimit:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        length = dict(scope.get("headers") or []).get(b"content-length")
+        headers = dict(scope.get("headers") or [])
+        encoding = headers.get(b"content-encoding", b"").strip().lower()
+        if encoding not in (b"", b"identity"):
+            return await _send_json(send, 415, error_body(
+                "unsupported_media_type", "Content-Encoding",
+                f"request bodies are not decoded; send them without Content-Encoding (got {encoding.decode('latin-1')!r})"))
+        length = headers.get(b"content-length")
         if length is not None:
             if not length.strip().isdigit():
                 return await _send_json(send, 400, error_body("invalid_request", "Content-Length",
@@ -92,6 +102,11 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
 
+def _open(path: str | None) -> bool:
+    """``path`` is one of :data:`OPEN_PATHS`, with or without a trailing slash."""
+    return bool(path) and (path.rstrip("/") or "/") in OPEN_PATHS
+
+
 class ApiKey:
     """With ``api_key`` set, every path but :data:`OPEN_PATHS` needs header ``X-API-Key: <key>`` (else 401)."""
 
@@ -100,7 +115,7 @@ class ApiKey:
         self.key = api_key.encode() if api_key else None
 
     async def __call__(self, scope, receive, send):
-        if self.key is None or scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
+        if self.key is None or scope["type"] != "http" or _open(scope.get("path")):
             return await self.app(scope, receive, send)
         given = dict(scope.get("headers") or []).get(b"x-api-key", b"")
         if not hmac.compare_digest(given, self.key):
@@ -160,8 +175,14 @@ def safe_extract(data: bytes, dest: str | os.PathLike, *, max_files: int = 10_00
                 raise _entry_error(info.filename, "would be written outside the extraction folder")
             if "\x00" in name:
                 raise _entry_error(info.filename, "has a NUL character in its name")
+            if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in path.parts):
+                raise _entry_error(info.filename, f"has a path component longer than {MAX_NAME_BYTES} bytes")
+            if len(path.parts) > MAX_DEPTH:
+                raise _entry_error(info.filename, f"is nested more than {MAX_DEPTH} folders deep")
             mode = info.external_attr >> 16
-            if info.create_system == 3 and mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            kind = stat.S_IFMT(mode)
+            # zipfile.writestr stores 0o600 without file-type bits: no type is a regular file
+            if info.create_system == 3 and kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
                 raise _entry_error(info.filename, "is a symbolic link or special file")
             if info.flag_bits & 0x1:
                 raise _entry_error(info.filename, "is encrypted")
@@ -171,11 +192,11 @@ def safe_extract(data: bytes, dest: str | os.PathLike, *, max_files: int = 10_00
             plan.append((info, target))
         written, names = 0, []
         for info, target in plan:
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
             try:
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as src, open(target, "wb") as out:
                     while chunk := src.read(1 << 16):
                         written += len(chunk)
@@ -185,6 +206,8 @@ def safe_extract(data: bytes, dest: str | os.PathLike, *, max_files: int = 10_00
                         out.write(chunk)
             except ServiceError:
                 raise
+            except OSError as exc:  # a file where a folder should be, a name the file system refuses, ...
+                raise _entry_error(info.filename, f"cannot be written ({exc.strerror or type(exc).__name__})") from None
             except Exception as exc:  # noqa: BLE001 - bad CRC, zlib/bz2/lzma errors, unsupported methods
                 raise _entry_error(info.filename, f"cannot be read ({exc})") from None
             names.append(info.filename)

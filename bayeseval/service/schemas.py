@@ -14,9 +14,11 @@ optional question ``ids`` (models are then paired by id) and category
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, StringConstraints, Tag, TypeAdapter, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Strict, StringConstraints, Tag,
+                      TypeAdapter, field_validator, model_validator)
 
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
            "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest",
@@ -24,28 +26,56 @@ __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetr
            "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
 
 #: Bounds written into the schema (the configurable cell cap, body size and time limit come on top).
+#: ``k`` bounds the k of every metric (``pass@k`` written in the name or given as ``k``; ``geospectrum@k``,
+#: ``auc@k``, ``max@k`` alike) and the length of a payoff vector (k + 1); ``magnitude`` bounds payoffs and
+#: category / spectrum weights (|x| <= 1e6); ``delta`` bounds the difference to detect in ``/v1/plan``.
 LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models": 64, "rank_models": 16,
-          "metrics": 32, "draws": 100_000, "resamples": 100_000, "k": 100_000, "name_length": 200}
+          "metrics": 32, "draws": 100_000, "resamples": 100_000, "k": 1000, "name_length": 200,
+          "magnitude": 1e6, "delta": [1e-9, 1.0]}
 
-Real = Annotated[float, Field(allow_inf_nan=False)]
+# Numbers are strict: "0.9", true or "1" are refused where a number is expected (an integer field also
+# refuses 1.0); a float field takes integers.
+Real = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Bounded = Annotated[float, Strict(), Field(ge=-LIMITS["magnitude"], le=LIMITS["magnitude"], allow_inf_nan=False)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]
-Outcome = Annotated[int, Field(ge=0, le=LIMITS["categories"] - 1)]
+Outcome = Annotated[int, Strict(), Field(ge=0, le=LIMITS["categories"] - 1)]
 Row = Annotated[list[Union[Outcome, None]], Field(min_length=1, max_length=LIMITS["trials"])]
-Count = Annotated[int, Field(ge=0, le=LIMITS["trials"])]
+Count = Annotated[int, Strict(), Field(ge=0, le=LIMITS["trials"])]
 CountRow = Annotated[list[Count], Field(min_length=2, max_length=LIMITS["categories"])]
-QuestionId = Union[Annotated[int, Field(ge=-(2**53), le=2**53)],
+QuestionId = Union[Annotated[int, Strict(), Field(ge=-(2**53), le=2**53)],
                    Annotated[str, StringConstraints(max_length=LIMITS["name_length"])]]
-Weights = Annotated[list[Real], Field(min_length=1, max_length=LIMITS["categories"])]
+Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["categories"])]
 
 Scope = Literal["population", "benchmark"]
 Interval = Literal["exact", "normal", "hdi"]
-Probability = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
-BetaPrior = Annotated[list[Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)]],
+Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
+BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
 Prior = Union[Literal["hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet"], BetaPrior]
-Draws = Annotated[int, Field(ge=100, le=LIMITS["draws"])]
-Resamples = Annotated[int, Field(ge=100, le=LIMITS["resamples"])]
-Seed = Annotated[int, Field(ge=0, le=2**53)]
+Draws = Annotated[int, Strict(), Field(ge=100, le=LIMITS["draws"])]
+Resamples = Annotated[int, Strict(), Field(ge=100, le=LIMITS["resamples"])]
+Seed = Annotated[int, Strict(), Field(ge=0, le=2**53)]
+
+_K_SUFFIX = re.compile(r"[@^]\s*(\d+)\s*$")
+
+
+def check_metric_name(name: str) -> str:
+    """Refuse a metric name whose k (``pass@100000``) is above ``LIMITS["k"]``; ``avg@n`` is not a k.
+
+    >>> check_metric_name("pass@8")
+    'pass@8'
+    >>> check_metric_name("pass@100000")
+    Traceback (most recent call last):
+    ...
+    ValueError: k = 100000 in 'pass@100000' is above the limit of 1000
+    """
+    m = _K_SUFFIX.search(name)
+    if m and not name.lower().startswith(("avg", "bayes")) and int(m.group(1)) > LIMITS["k"]:
+        raise ValueError(f"k = {int(m.group(1))} in {name!r} is above the limit of {LIMITS['k']}")
+    return name
+
+
+MetricName = Annotated[str, StringConstraints(min_length=1, max_length=100), AfterValidator(check_metric_name)]
 
 _PRIOR_DOC = ("null: hierarchical for 0/1 outcomes, hierarchical-dirichlet (pooled) for graded ones; or "
               "'uniform', 'jeffreys', 'hierarchical', 'dirichlet', 'hierarchical-dirichlet', or [alpha0, beta0]")
@@ -59,6 +89,14 @@ class _Outcomes(_Body):
     ids: Annotated[list[QuestionId], Field(min_length=1, max_length=LIMITS["questions"])] | None = Field(
         None, description="question ids, one per row; when every model has ids, models are paired by id")
     weights: Weights | None = Field(None, description="category weights w[0..C] (graded outcomes)")
+
+    @field_validator("ids")
+    @classmethod
+    def _one_id_type(cls, ids):
+        if ids is not None and len({type(i) for i in ids}) > 1:
+            raise ValueError("ids must be all integers or all strings, not a mix (1 and '1' would be different "
+                             "questions)")
+        return ids
 
     @model_validator(mode="after")
     def _ids_per_row(self):
@@ -148,12 +186,13 @@ def outcomes(value: Any) -> MatrixOutcomes | CountOutcomes:
 class NamedMetric(_Body):
     """A metric by name, with its parameters (see ``GET /v1/catalog``)."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=100)] = Field(
-        examples=["g-pass@k"], description="metric name, e.g. 'pass@k', 'g-pass@k', 'pass@8'")
-    k: Annotated[int, Field(ge=1, le=LIMITS["k"])] | None = None
-    tau: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(None, description="g-pass@k")
-    lam: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(None, description="geospectrum@k")
-    weights: Annotated[list[Real], Field(min_length=1, max_length=LIMITS["k"] + 1)] | None = Field(
+    name: MetricName = Field(
+        examples=["g-pass@k"], description="metric name, e.g. 'pass@k', 'g-pass@k', 'pass@8' (k at most 1000)")
+    k: Annotated[int, Strict(), Field(ge=1, le=LIMITS["k"])] | None = None
+    tau: Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(None, description="g-pass@k")
+    lam: Annotated[float, Strict(), Field(ge=0, le=1, allow_inf_nan=False)] | None = Field(
+        None, description="geospectrum@k")
+    weights: Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["k"] + 1)] | None = Field(
         None, description="geospectrum@k: spectrum weights")
 
     def params(self) -> dict:
@@ -163,7 +202,7 @@ class NamedMetric(_Body):
 class PayoffMetric(_Body):
     """A custom metric: ``payoff[j]`` when ``j`` of ``k = len(payoff) - 1`` trials are correct."""
 
-    payoff: Annotated[list[Real], Field(min_length=2, max_length=LIMITS["k"] + 1)] = Field(examples=[[0, 0, 1]])
+    payoff: Annotated[list[Bounded], Field(min_length=2, max_length=LIMITS["k"] + 1)] = Field(examples=[[0, 0, 1]])
 
 
 Metric = Union[NamedMetric, PayoffMetric]
@@ -177,7 +216,7 @@ def _metric_kind(value: Any) -> str | None:
 
 #: A metric: a name such as ``"pass@8"``, ``{"name": ..., "k": ..., ...}`` or ``{"payoff": [...]}``.
 MetricItem = Annotated[
-    Union[Annotated[Annotated[str, StringConstraints(min_length=1, max_length=100)], Tag("str")],
+    Union[Annotated[MetricName, Tag("str")],
           Annotated[NamedMetric, Tag("NamedMetric")], Annotated[PayoffMetric, Tag("PayoffMetric")]],
     Discriminator(_metric_kind, custom_error_type="metric_type",
                   custom_error_message="a metric is a name such as 'pass@8', an object {'name': ..., 'k': ...} "
@@ -226,8 +265,8 @@ class CompareRequest(_Stats):
         default_factory=lambda: ["A", "B"], description="labels of a and b (different)")
     metric: MetricItem = "avg"
     interval: Interval = "exact"
-    rope: Union[Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False)],
-                Annotated[list[Real], Field(min_length=2, max_length=2)], None] = Field(
+    rope: Union[Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)],
+                Annotated[list[Bounded], Field(min_length=2, max_length=2)], None] = Field(
         None, description="region of practical equivalence: half-width r or [lo, hi]")
     resamples: Resamples = Field(10_000, description="bootstrap and permutation resamples")
     collapse: Literal["clustered", "first", "majority"] = "clustered"
@@ -250,7 +289,36 @@ class PlanRequest(_Body):
     alpha: Probability = 0.05
     power: Probability = 0.8
     level: Probability = 0.95
-    delta: Real | None = Field(None, description="the difference to detect (non-zero)")
+    delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1")
+
+    @field_validator("delta")
+    @classmethod
+    def _delta_range(cls, v):
+        lo, hi = LIMITS["delta"]
+        if v is not None and not lo <= abs(v) <= hi:
+            raise ValueError(f"delta must satisfy {lo:g} <= |delta| <= {hi:g}, got {v!r}")
+        return v
+
+
+def check_id_types(parts: dict) -> None:
+    """Models are paired by id only when every one has ids of one type: refuse int ids against str ids.
+
+    Raises ``ValueError(field, message)``.
+    >>> check_id_types({"a": outcomes({"matrix": [[1]], "ids": [1]}), "b": outcomes({"matrix": [[1]], "ids": ["1"]})})
+    Traceback (most recent call last):
+    ...
+    ValueError: ('b.ids', "b.ids are strings but a.ids are integers; ids pair only when their types agree (send 1 and '1' alike)")
+    """
+    kinds = {f: type(o.ids[0]) for f, o in parts.items() if o is not None and o.ids}
+    if len(kinds) != len([o for o in parts.values() if o is not None]) or len(set(kinds.values())) < 2:
+        return
+    first, t0 = next(iter(kinds.items()))
+    name = {int: "integers", str: "strings"}
+    for f, t in kinds.items():
+        if t is not t0:
+            raise ValueError(f"{f}.ids", f"{f}.ids are {name.get(t, t.__name__)} but {first}.ids are "
+                                         f"{name.get(t0, t0.__name__)}; ids pair only when their types agree "
+                                         "(send 1 and '1' alike)")
 
 
 # ----------------------------------------------------------------------------- responses (documentation)

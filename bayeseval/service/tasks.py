@@ -70,9 +70,21 @@ def _field(context: str | None, known: dict | None = None, strip: str | None = N
     except (ValueError, TypeError, LookupError) as exc:
         msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         if strip:
-            msg = msg.replace(strip + "/", "").replace(strip, ".")
+            msg = _reroot(msg, strip)
         raise ServiceError(422, "validation_error", library_field(msg, context, _KNOWN if known is None else known),
                            msg or type(exc).__name__) from None
+    except (ArithmeticError, RecursionError, MemoryError) as exc:  # extreme magnitudes, too deep, too big
+        what = {RecursionError: "is nested too deeply", MemoryError: "needs more memory than this service allows"}
+        why = next((v for k, v in what.items() if isinstance(exc, k)), "is outside the computable range")
+        detail = _reroot(str(exc), strip) if strip else str(exc)
+        raise ServiceError(422, "validation_error", context,
+                           f"{context or 'the input'} {why} ({type(exc).__name__}{': ' + detail if detail else ''})"
+                           ) from None
+
+
+def _reroot(msg: str, root: str) -> str:
+    """``msg`` with the server folder ``root`` removed (paths shown relative to the uploaded zip)."""
+    return msg.replace(root + "/", "").replace(root, ".")
 
 
 @contextmanager
@@ -102,11 +114,16 @@ def _array(o: Outcomes) -> np.ndarray:
 
 def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
     """Counts (with ids and weights) of one model's outcomes; ``binary``: refuse categories, naming this use."""
-    with _field(field, {}):
-        if o.counts is not None:
-            c = B.Counts.from_table(o.counts, w=o.weights, ids=o.ids)
-        else:
-            c = B.to_counts(_array(o), w=o.weights, missing=np.nan, ids=o.ids, name=field)
+    try:
+        with _field(field, {}):
+            if o.counts is not None:
+                c = B.Counts.from_table(o.counts, w=o.weights, ids=o.ids)
+            else:
+                c = B.to_counts(_array(o), w=o.weights, missing=np.nan, ids=o.ids, name=field)
+    except ServiceError as exc:  # a weights / categories mismatch is about the weights
+        if o.weights is not None and exc.field == field and re.search(r"\bw\b|weights", exc.message):
+            exc.field = f"{field}.weights"
+        raise
     if binary and not c.is_binary:
         raise ServiceError(422, "validation_error", field, f"{binary} needs 0/1 outcomes; {field} holds categories "
                                                            f"up to {c.C}")
@@ -229,8 +246,12 @@ def _find_work_dir(root: Path) -> Path:
                                                    "as AISBench writes to outputs/default/<timestamp>/")
 
 
+#: Largest single JSON file of an uploaded work dir that is parsed (bytes).
+MAX_JSON_BYTES = 64 * 2**20
+
+
 def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: int,
-             folder: str | None = None) -> dict:
+             folder: str | None = None, max_cells: int | None = None) -> dict:
     """``POST /v1/aisbench``: unzip safely, :func:`read_aisbench` (grouping-bug correction), estimate the metrics.
 
     ``opts``: ``metrics`` (list or None = what AISBench reported), ``regroup`` ("auto" / True / False),
@@ -240,16 +261,33 @@ def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: 
     """
     if folder is None:
         with tempfile.TemporaryDirectory(prefix="bayeseval-upload-") as tmp:
-            return aisbench(data, filename, opts, max_files, max_bytes, tmp)
+            return aisbench(data, filename, opts, max_files, max_bytes, tmp, max_cells)
     from bayeseval.io.aisbench import read_aisbench
     from bayeseval.report.tables import aisbench_summary
 
     root = Path(folder).resolve()
     safe_extract(data, root, max_files=max_files, max_bytes=max_bytes)
     work = _find_work_dir(root)
+    files = [work] if work.is_file() else [p for p in work.rglob("*.json") if p.is_file()]
+    big = next((p for p in files if p.stat().st_size > MAX_JSON_BYTES), None)
+    if big is not None:
+        raise ServiceError(422, "bad_archive", "file", f"{big.relative_to(root).as_posix()} holds "
+                           f"{big.stat().st_size:,} bytes; a JSON file of the work dir may hold at most "
+                           f"{MAX_JSON_BYTES:,}")
     warns: list = []
-    with _warnings(warns), _field("file", {"regroup": "regroup"}, strip=str(root)):
-        s = read_aisbench(work, regroup=opts.get("regroup", "auto"))
+    try:
+        with _warnings(warns), _field("file", {"regroup": "regroup"}, strip=str(root)):
+            s = read_aisbench(work, regroup=opts.get("regroup", "auto"))
+    except OSError as exc:  # a folder where a results file should be, an unreadable entry
+        where = _reroot(str(exc.filename), str(root)) if exc.filename else "the work dir"
+        raise ServiceError(422, "validation_error", "file",
+                           f"cannot read {where} ({exc.strerror or type(exc).__name__})") from None
+    if max_cells is not None:
+        sizes = [int(run.matrix.size) for run in s]  # M x (most trials of a question), per run
+        if sum(sizes) > max_cells:
+            raise ServiceError(422, "too_many_cells", "file",
+                               f"the work dir holds {sum(sizes):,} cells (questions x trials summed over runs); the "
+                               f"cap is {max_cells:,} cells per request (BAYESEVAL_MAX_CELLS)")
     stats = {"scope": opts.get("scope", "population"), "interval": opts.get("interval", "exact"),
              "level": opts.get("level", 0.95), "seed": opts.get("seed")}
     runs, estimates = [], []
@@ -268,5 +306,7 @@ def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: 
                          "notes": list(run.meta.get("notes", [])), "estimates": [e.to_dict() for e in ests]})
         with _field("metrics"):
             summary = aisbench_summary(B.Evaluation(estimates), s, style="csv")
-    warns = list(dict.fromkeys(list(s.warnings) + warns))
+    warns = list(dict.fromkeys(_reroot(str(w), str(root)) for w in list(s.warnings) + warns))
+    for r in runs:
+        r["notes"] = [_reroot(str(n), str(root)) for n in r["notes"]]
     return clean({"source": filename, "runs": runs, "summary_csv": summary, "warnings": warns})

@@ -60,6 +60,9 @@ def _call(fn: Callable, args: tuple) -> tuple:
         return ("error", exc)
     except MemoryError:
         return ("error", ServiceError(422, "too_large", None, "the computation ran out of memory; send less data"))
+    except (ArithmeticError, RecursionError) as exc:  # overflow / division by zero from extreme inputs
+        return ("error", ServiceError(422, "validation_error", None, f"the inputs are out of the computable range "
+                                                                     f"({type(exc).__name__}: {exc})"))
     except BaseException:  # noqa: BLE001 - reported to the server as an internal error
         return ("crash", traceback.format_exc())
 
@@ -136,39 +139,79 @@ _ROOT = str(Path(__file__).resolve().parents[2])
 
 
 class ComputePool:
-    """``workers`` processes (or threads when 0) running one computation each, with a time limit."""
+    """``workers`` processes (or threads when 0) running one computation each, with a time limit.
+
+    Blocking round trips to the workers run on their own executor (one thread per worker), and
+    killing / starting workers on another, so a replacement never queues behind a runaway
+    computation.  A timed-out worker is killed straight from the event loop (``proc.kill()`` does
+    not block), which also ends its round-trip thread.  While a replacement is starting, requests
+    wait for it; 503 ``unavailable`` only when no worker is running and none is starting.
+    """
 
     def __init__(self, workers: int = 2, timeout: float = 60.0, preload: tuple = ("bayeseval.service.tasks",)):
         self.size, self.timeout, self.preload = workers, timeout, list(preload)
-        self._threads = ThreadPoolExecutor(max_workers=max(workers, 2), thread_name_prefix="bayeseval-wait")
+        self._threads = ThreadPoolExecutor(max_workers=max(2 * workers, 2), thread_name_prefix="bayeseval-wait")
+        self._spawner = ThreadPoolExecutor(max_workers=max(workers, 1) + 1, thread_name_prefix="bayeseval-spawn")
         self._idle: asyncio.Queue | None = None
         self._all: set = set()
+        self._starting = 0
+        self._tasks: set = set()
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._idle = asyncio.Queue()
         if self.size == 0:
             return
-        workers = await asyncio.gather(*(loop.run_in_executor(self._threads, _Worker, self.preload)
+        workers = await asyncio.gather(*(loop.run_in_executor(self._spawner, _Worker, self.preload)
                                          for _ in range(self.size)))
         for w in workers:
             self._all.add(w)
             self._idle.put_nowait(w)
 
-    async def _replace(self, dead: _Worker) -> None:
+    def _available(self) -> bool:
+        return bool(self._all) or self._starting > 0
+
+    async def _replace(self, dead: _Worker, done=None) -> None:
         loop = asyncio.get_running_loop()
+        self._starting += 1  # counted before the dead one leaves, so waiting requests never see "no worker"
         self._all.discard(dead)
-        await loop.run_in_executor(self._threads, dead.kill)
-        for attempt in range(3):
+        try:
             try:
-                fresh = await loop.run_in_executor(self._threads, _Worker, self.preload)
-            except Exception:  # noqa: BLE001 - logged; retried
-                log.exception("could not start a compute worker (attempt %d of 3)", attempt + 1)
-                await asyncio.sleep(1)
+                dead.proc.kill()  # non-blocking; ends a round trip stuck in recv()
+            except OSError:
+                pass
+            if done is not None:  # let the round-trip thread see EOF before the pipes close
+                try:
+                    await asyncio.wait_for(asyncio.shield(done), 10)
+                except BaseException:  # noqa: BLE001 - its outcome no longer matters
+                    pass
+            await loop.run_in_executor(self._spawner, dead.kill)
+            for attempt in range(3):
+                try:
+                    fresh = await loop.run_in_executor(self._spawner, _Worker, self.preload)
+                except Exception:  # noqa: BLE001 - logged; retried
+                    log.exception("could not start a compute worker (attempt %d of 3)", attempt + 1)
+                    await asyncio.sleep(1)
+                    continue
+                self._all.add(fresh)
+                self._idle.put_nowait(fresh)
+                return
+        finally:
+            self._starting -= 1
+
+    def _spawn_replace(self, dead: _Worker, done=None) -> None:
+        task = asyncio.ensure_future(self._replace(dead, done))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _get_worker(self) -> _Worker:
+        while True:
+            if not self._available():
+                raise ServiceError(503, "unavailable", None, "no compute worker is running; see the server log")
+            try:
+                return await asyncio.wait_for(self._idle.get(), 0.5)
+            except asyncio.TimeoutError:
                 continue
-            self._all.add(fresh)
-            self._idle.put_nowait(fresh)
-            return
 
     async def run(self, fn: Callable, *args) -> Any:
         """``fn(*args)`` in a worker; its :class:`ServiceError` is re-raised, a time-out raises a 422 one."""
@@ -179,26 +222,28 @@ class ComputePool:
             except asyncio.TimeoutError:
                 raise time_limit_error(self.timeout) from None
             return _unpack(reply)
-        if not self._all:
-            raise ServiceError(503, "unavailable", None, "no compute worker is running; see the server log")
-        worker = await self._idle.get()
+        worker = await self._get_worker()
+        fut = loop.run_in_executor(self._threads, worker.roundtrip, (fn, args))
         try:
-            reply = await asyncio.wait_for(loop.run_in_executor(self._threads, worker.roundtrip, (fn, args)),
-                                           self.timeout)
+            reply = await asyncio.wait_for(asyncio.shield(fut), self.timeout)
         except asyncio.TimeoutError:
-            asyncio.ensure_future(self._replace(worker))
+            self._spawn_replace(worker, fut)
             raise time_limit_error(self.timeout) from None
         except BaseException:  # the worker died, or this request was cancelled mid-computation
-            asyncio.ensure_future(self._replace(worker))
+            self._spawn_replace(worker, fut)
             raise
         self._idle.put_nowait(worker)
         return _unpack(reply)
 
     async def close(self) -> None:
         loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._threads, w.stop) for w in list(self._all)))
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*(loop.run_in_executor(self._spawner, w.stop) for w in list(self._all)),
+                             return_exceptions=True)
         self._all.clear()
         self._threads.shutdown(wait=False, cancel_futures=True)
+        self._spawner.shutdown(wait=False, cancel_futures=True)
 
 
 def _main(argv: list[str]) -> None:
