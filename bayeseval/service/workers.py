@@ -205,13 +205,23 @@ class ComputePool:
         task.add_done_callback(self._tasks.discard)
 
     async def _get_worker(self) -> _Worker:
-        while True:
-            if not self._available():
-                raise ServiceError(503, "unavailable", None, "no compute worker is running; see the server log")
-            try:
-                return await asyncio.wait_for(self._idle.get(), 0.5)
-            except asyncio.TimeoutError:
-                continue
+        """The next idle worker, first come first served: one queued ``get`` per request is kept (not
+        cancelled and re-queued, which would let newcomers overtake), checking twice a second that a
+        worker is running or starting."""
+        getter = asyncio.ensure_future(self._idle.get())
+        try:
+            while True:
+                done, _ = await asyncio.wait({getter}, timeout=0.5)
+                if done:
+                    return getter.result()
+                if not self._available():
+                    raise ServiceError(503, "unavailable", None, "no compute worker is running; see the server log")
+        except BaseException:
+            if getter.done() and not getter.cancelled():
+                self._idle.put_nowait(getter.result())  # got a worker just as we gave up: hand it back
+            else:
+                getter.cancel()
+            raise
 
     async def run(self, fn: Callable, *args) -> Any:
         """``fn(*args)`` in a worker; its :class:`ServiceError` is re-raised, a time-out raises a 422 one."""
