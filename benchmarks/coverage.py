@@ -27,17 +27,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import multiprocessing as mp
 import os
 import sys
-import time
 
 import numpy as np
 from scipy import integrate, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import finish  # noqa: E402
+from _common import finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval  # noqa: E402
 from bayeseval.posterior import Posterior, interval_from_draws  # noqa: E402
@@ -135,12 +133,7 @@ def main(argv=None) -> int:
     for i, (M, N, shape) in enumerate(itertools.product(ms, ns, SHAPES)):
         reps = args.reps or (40 if args.quick else (150 if M >= 500 else 300))
         tasks.append((M, N, shape, reps, args.draws, 1000 + i))
-    t0 = time.time()
-    with mp.Pool(args.workers) as pool:
-        results = pool.map(run_cell, tasks, chunksize=1)
-    elapsed = time.time() - t0
-    cov = {cell: c for cell, c, _ in results}
-    wid = {cell: w for cell, _, w in results}
+    cov, wid, elapsed = run_cells(run_cell, tasks, args.workers)
     report = render(cov, wid, tasks, elapsed, args)
     finish(report, args.out, args.json, {"|".join(map(str, k)): v for k, v in cov.items()})
     return 0

@@ -33,17 +33,15 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import multiprocessing as mp
 import os
 import sys
-import time
 
 import numpy as np
 from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import finish  # noqa: E402
+from _common import finish, run_cells  # noqa: E402
 from bayeseval.counts import Counts  # noqa: E402
 from bayeseval.posterior import Posterior, interval_from_draws  # noqa: E402
 from bayeseval.priors import PriorSpec  # noqa: E402
@@ -114,12 +112,7 @@ def main(argv=None) -> int:
     tasks = [(M, N, pool, args.reps if M < 200 else max(1, args.reps // 2), args.draws, 2000 + i)
              for i, (M, N, pool) in enumerate(itertools.product(MS, NS, POOLS))]
     tasks.sort(key=lambda t: -t[0])  # the slow (large M) cells first
-    t0 = time.time()
-    with mp.Pool(args.workers) as pool:
-        results = pool.map(run_cell, tasks, chunksize=1)
-    elapsed = time.time() - t0
-    cov = {cell: c for cell, c, _ in results}
-    wid = {cell: w for cell, _, w in results}
+    cov, wid, elapsed = run_cells(run_cell, tasks, args.workers)
     finish(render(cov, wid, args, elapsed), args.out)
     return 0
 

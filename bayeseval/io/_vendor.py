@@ -258,7 +258,42 @@ def read_summary_csv(folder: Path, root: Path | None = None) -> dict:
     return out
 
 
-def attach_summary(outcomes, summary: dict) -> None:
+def read_work_dir(folder: Path, tool: str, read_results, *, models=None, datasets=None):
+    """An AISBench / OpenCompass work dir -> one OutcomeSet: every ``results/<model>/<dataset>.json``
+    read by ``read_results(path, root)`` (selected by ``models`` / ``datasets``), with the summary
+    CSV's version, mode and values copied into each run's meta."""
+    results_dir = folder / "results"
+    if not results_dir.is_dir():
+        inner = sorted(p.name for p in folder.iterdir() if (p / "results").is_dir())
+        hint = f"; it holds work dirs {inner}: pass one of them" if inner else ""
+        raise ValueError(f"{folder}: no results/ folder (expected an {tool} work dir with predictions/, "
+                         f"results/, summary/){hint}")
+    summary = read_summary_csv(folder, folder)
+    files = sorted(results_dir.glob("*/*.json"))
+    label = where_of(results_dir, folder.parent)
+    keep = {}
+    for what, wanted, have in (("model", models, sorted({p.parent.name for p in files})),
+                               ("dataset", datasets, sorted({p.stem for p in files}))):
+        wanted = have if wanted is None else ([wanted] if isinstance(wanted, str) else list(wanted))
+        for w in wanted:
+            if w not in have:
+                raise ValueError(f"{label}: no {what} {w!r}; {what}s: {have}")
+        keep[what] = set(wanted)
+    sets = []
+    for path in files:
+        if path.parent.name in keep["model"] and path.stem in keep["dataset"]:
+            s = read_results(path, folder)
+            _attach_summary(s, summary)
+            sets.append(s)
+    if not sets:
+        raise ValueError(f"{label}: no results/<model>/<dataset>.json files" + (" match the selection" if files else ""))
+    out = sets[0].merge(*sets[1:])
+    out.source = str(folder)
+    out.notes = f"{tool} work dir"
+    return out
+
+
+def _attach_summary(outcomes, summary: dict) -> None:
     """Copy a work dir's summary CSV (version, mode, the summarised values) into its one run's meta."""
     run = next(iter(outcomes))
     info = summary.get(run.dataset)

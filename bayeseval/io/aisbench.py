@@ -74,8 +74,8 @@ from typing import Any
 import numpy as np
 
 from .. import aisbench as ais
-from ._vendor import (attach_summary, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_summary_csv,
-                      same, show, stacklevel, where_of)
+from ._vendor import (details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir, same, show,
+                      stacklevel, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_aisbench", "read_aisbench_results", "parse_aisbench_results", "AISBenchGroupingWarning"]
@@ -324,16 +324,6 @@ def read_aisbench_results(path: str | Path, *, model: str | None = None, dataset
 
 
 # ----------------------------------------------------------------------------- a work dir
-def _pick(found: list[str], wanted, what: str, where: str) -> list[str]:
-    if wanted is None:
-        return found
-    wanted = [wanted] if isinstance(wanted, str) else list(wanted)
-    for w in wanted:
-        if w not in found:
-            raise ValueError(f"{where}: no {what} {w!r}; {what}s: {found}")
-    return [f for f in found if f in wanted]
-
-
 def read_aisbench(folder: str | Path, *, models=None, datasets=None, regroup: bool | str = "auto") -> OutcomeSet:
     """An AISBench work dir (or one results JSON) -> :class:`OutcomeSet`, one run per (dataset, model).
 
@@ -345,29 +335,5 @@ def read_aisbench(folder: str | Path, *, models=None, datasets=None, regroup: bo
         return read_aisbench_results(folder, regroup=regroup)
     if not folder.is_dir():
         raise ValueError(f"{folder}: no such file or folder")
-    results_dir = folder / "results"
-    if not results_dir.is_dir():
-        inner = sorted(p.name for p in folder.iterdir() if (p / "results").is_dir())
-        hint = f"; it holds work dirs {inner}: pass one of them" if inner else ""
-        raise ValueError(f"{folder}: no results/ folder (expected an AISBench work dir with predictions/, "
-                         f"results/, summary/){hint}")
-    summary = read_summary_csv(folder, folder)
-    files = sorted(results_dir.glob("*/*.json"))
-    model_names = sorted({p.parent.name for p in files})
-    dataset_names = sorted({p.stem for p in files})
-    keep_m = _pick(model_names, models, "model", where_of(results_dir, folder.parent))
-    keep_d = _pick(dataset_names, datasets, "dataset", where_of(results_dir, folder.parent))
-    sets = []
-    for path in files:
-        if path.parent.name not in keep_m or path.stem not in keep_d:
-            continue
-        s = read_aisbench_results(path, regroup=regroup, root=folder)
-        attach_summary(s, summary)
-        sets.append(s)
-    if not sets:
-        raise ValueError(f"{where_of(results_dir, folder.parent)}: no results/<model>/<dataset>.json files"
-                         + (" match the selection" if files else ""))
-    out = sets[0].merge(*sets[1:])
-    out.source = str(folder)
-    out.notes = "AISBench work dir"
-    return out
+    return read_work_dir(folder, "AISBench", lambda path, root: read_aisbench_results(path, regroup=regroup, root=root),
+                         models=models, datasets=datasets)

@@ -52,8 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.reference import g_pass_at_k_tau, mg_pass_at_k
-from ._vendor import (attach_summary, details_groups, int_id, load_json, numeric_items, read_summary_csv, same, show,
-                      where_of)
+from ._vendor import details_groups, int_id, load_json, numeric_items, read_work_dir, same, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_opencompass", "read_opencompass_results", "parse_opencompass_results"]
@@ -183,33 +182,5 @@ def read_opencompass(folder_or_file: str | Path, *, models=None, datasets=None,
         return read_opencompass_results(path, predictions=predictions)
     if not path.is_dir():
         raise ValueError(f"{path}: no such file or folder")
-    results_dir = path / "results"
-    if not results_dir.is_dir():
-        inner = sorted(p.name for p in path.iterdir() if (p / "results").is_dir())
-        hint = f"; it holds work dirs {inner}: pass one of them" if inner else ""
-        raise ValueError(f"{path}: no results/ folder (expected an OpenCompass work dir with predictions/, "
-                         f"results/, summary/){hint}")
-    summary = read_summary_csv(path, path)
-    files = sorted(results_dir.glob("*/*.json"))
-    label = where_of(results_dir, path.parent)
-    for wanted, have, what in ((models, sorted({p.parent.name for p in files}), "model"),
-                               (datasets, sorted({p.stem for p in files}), "dataset")):
-        for w in ([wanted] if isinstance(wanted, str) else wanted or []):
-            if w not in have:
-                raise ValueError(f"{label}: no {what} {w!r}; {what}s: {have}")
-    keep_m = None if models is None else ({models} if isinstance(models, str) else set(models))
-    keep_d = None if datasets is None else ({datasets} if isinstance(datasets, str) else set(datasets))
-    sets = []
-    for f in files:
-        if (keep_m is not None and f.parent.name not in keep_m) or (keep_d is not None and f.stem not in keep_d):
-            continue
-        s = read_opencompass_results(f, root=path)
-        attach_summary(s, summary)
-        sets.append(s)
-    if not sets:
-        raise ValueError(f"{label}: no results/<model>/<dataset>.json files"
-                         + (" match the selection" if files else ""))
-    out = sets[0].merge(*sets[1:])
-    out.source = str(path)
-    out.notes = "OpenCompass work dir"
-    return out
+    return read_work_dir(path, "OpenCompass", lambda f, root: read_opencompass_results(f, root=root),
+                         models=models, datasets=datasets)
