@@ -24,7 +24,7 @@ from pathlib import Path
 from . import __version__
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
-from .report import text_table
+from ._text import text_table
 from .results import Evaluation, estimate
 from .service.server import add_serve_parser
 
@@ -209,7 +209,7 @@ def _binary_runs(data, what: str):
 
 def _baseline_comparisons(data, args, metric: str):
     """compare(model, baseline) for every other model: the Δ column's family is these K - 1 comparisons."""
-    from .compare import compare
+    from .comparison import compare
 
     binary, str_ids = _binary_runs(data, "--baseline")
     names = [r.model for r in binary]
@@ -240,7 +240,7 @@ def _one_dataset(data, what: str):
 
 
 def _ranking(data, args, metric: str):
-    from .compare import compare_all
+    from .comparison import compare_all
 
     binary, str_ids = _binary_runs(data, "rank")
     if len(binary) < 2:
@@ -270,7 +270,7 @@ def _side(spec: str, data, args, label: str):
 
 
 def cmd_compare(args) -> int:
-    from .compare import compare
+    from .comparison import compare
 
     _check_output(args.output)
     _check_output(args.plot)
@@ -351,7 +351,7 @@ def cmd_rank(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from .plan import plan
+    from .comparison import plan
 
     data = _one_dataset(_load(args.paths, args), "plan")
     models = data.models

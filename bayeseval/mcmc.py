@@ -51,7 +51,7 @@ from . import validate as V
 from .counts import to_counts
 from .metrics.engine import bernstein_eval, moments_rows
 from .posterior import build
-from .report import html_table, text_table
+from ._text import html_table, text_table
 from .targets import parse
 
 __all__ = ["crosscheck", "hierarchical", "paired", "MCMCWarning", "diagnose", "sampler_name",
@@ -451,7 +451,7 @@ def paired(A: Any, B: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains
     (``mu ~ N(0, 2^2)``, ``sigma ~ HalfNormal(2)``, ``delta ~ N(0, 2^2)``) and compare the metric
     difference in both scopes with :func:`bayeseval.compare`."""
     pm = _pymc()
-    from .compare import _as_counts, align, compare
+    from .comparison.paired import _as_counts, align, compare
 
     draws, chains, seed = _check_mcmc_args(draws, chains, seed, tune)
     level = V.confidence(level, "level")

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import validate as V
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
-from .report import html_table, text_table
+from ._text import html_table, text_table
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS"]
 

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import best_of, finish  # noqa: E402
 import bayeseval  # noqa: E402
-from bayeseval.compare import paired_bootstrap  # noqa: E402
+from bayeseval.comparison.paired import paired_bootstrap  # noqa: E402
 
 B = 10_000
 

@@ -22,7 +22,7 @@ from scipy.special import betaln
 from statsmodels.stats.multitest import multipletests
 
 from bayeseval import to_counts
-from bayeseval.compare import (
+from bayeseval.comparison.paired import (
     Comparison,
     Delta,
     Ranking,
@@ -35,7 +35,7 @@ from bayeseval.compare import (
     question_scores,
     sign_flip_test,
 )
-from bayeseval.joint import Side, bayesian_bootstrap, population_draws, population_moments
+from bayeseval.comparison.joint import Side, bayesian_bootstrap, population_draws, population_moments
 from bayeseval.posterior import build
 from bayeseval.results import estimate
 

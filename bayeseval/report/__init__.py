@@ -15,7 +15,7 @@
 | a | 75.0 [33.5, 91.5] |
 """
 
-from ._text import html_table, text_table
+from .._text import html_table, text_table
 from .tables import aisbench_summary, render, to_csv, to_json, to_latex, to_markdown, to_terminal
 from .plots import coverage_plot, difference_density, forest, pass_at_k_curve, read_coverage_results
 

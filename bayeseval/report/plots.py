@@ -269,7 +269,7 @@ def difference_density(comparison: Any, ax: Any = None, *, percent: bool = False
     """
     from scipy import stats
 
-    from ..compare import Comparison
+    from ..comparison import Comparison
 
     if not isinstance(comparison, Comparison):
         raise V.InputTypeError(f"comparison must be a Comparison (from bayeseval.compare), got {V.describe(comparison)}")

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import validate as V
-from ._text import text_table
+from .._text import text_table
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -244,14 +244,14 @@ class DeltaColumn:
 
 
 def _is_ranking(x) -> bool:
-    from ..compare import Ranking
+    from ..comparison import Ranking
 
     return isinstance(x, Ranking)
 
 
 def delta_columns(comparisons: Any, baseline: Any, adjust: str, test: str, g: Grid) -> list[DeltaColumn]:
     """Δ columns (one per metric compared) versus ``baseline`` from a Ranking or Comparison objects."""
-    from ..compare import Comparison
+    from ..comparison import Comparison
 
     if comparisons is None:
         if baseline is not None:

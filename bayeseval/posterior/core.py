@@ -42,13 +42,13 @@ from typing import Any
 import numpy as np
 from scipy.special import betaincinv
 
-from . import validate as V
-from .counts import Counts, to_counts
-from .metrics import categorical as cat
-from .metrics.engine import batch_moments, batch_points, bernstein_eval, moments_rows
-from .metrics.reference import _blend1
-from .priors import HierarchicalBeta, HierarchicalDirichlet, PriorSpec, resolve_prior
-from .targets import MetricSpec, parse
+from .. import validate as V
+from ..counts import Counts, to_counts
+from ..metrics import categorical as cat
+from ..metrics.engine import batch_moments, batch_points, bernstein_eval, moments_rows
+from ..metrics.reference import _blend1
+from ..priors import HierarchicalBeta, HierarchicalDirichlet, PriorSpec, resolve_prior
+from ..targets import MetricSpec, parse
 
 __all__ = ["Posterior", "SCOPES", "METHODS", "EXACT_GROUP"]
 
@@ -540,7 +540,7 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     w = spec.params.get("w", w)
     R0 = spec.params.get("R0", R0)
     if spec.name == "avg@n" and "threshold" in spec.params:
-        from .aisbench import hard_outcomes
+        from ..aisbench import hard_outcomes
 
         R = hard_outcomes(R, spec.params["threshold"], name="R")
     counts = to_counts(R, w)

@@ -6,7 +6,7 @@ the three languages reviewers speak:
 * **Bayesian** -- the posterior of :math:`\Delta = \theta_A - \theta_B` for
   any single-payoff engine metric, in the chosen scope (population: a
   Dirichlet-process posterior over paired questions; benchmark: the models'
-  independent posteriors; see :mod:`bayeseval.joint`): mean, sd, credible
+  independent posteriors; see :mod:`bayeseval.comparison.joint`): mean, sd, credible
   interval, ``P(A > B)``, and with
   ``rope`` the mass below / inside / above the region of practical
   equivalence.  Closed-form moments; seeded draws for the interval.
@@ -49,12 +49,12 @@ import numpy as np
 from scipy import stats
 from scipy.special import ndtr, ndtri
 
-from . import validate as V
-from .counts import Counts, to_counts
+from .. import validate as V
+from ..counts import Counts, to_counts
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
-from .posterior import METHODS, SCOPES, build, interval_from_draws
-from .report import html_table, text_table
-from .results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, _check_choice, summarise
+from ..posterior import METHODS, SCOPES, build, interval_from_draws
+from .._text import html_table, text_table
+from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, _check_choice, summarise
 
 __all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "paired_bootstrap", "sign_flip_test",
            "mcnemar_tests", "COLLAPSE"]
@@ -557,7 +557,7 @@ def compare(
     :math:`\Delta = [\sum_i G_i (x_{Ai} - x_{Bi}) + G_0 (Y_A - Y_B)] / (\sum_i G_i + G_0)`,
     :math:`G_i \sim \mathrm{Exp}(1)`, :math:`G_0 \sim \mathrm{Gamma}(1)`, with ``x`` the
     per-question unbiased scores and ``Y = g(q)``, ``q ~ Beta(prior)`` (uniform under the
-    hierarchical prior) for each model; see :func:`bayeseval.joint.dp_bootstrap`.
+    hierarchical prior) for each model; see :func:`bayeseval.comparison.joint.dp_bootstrap`.
     """
     scope = _check_choice(scope, "scope", SCOPES)
     method = _check_choice(interval, "interval", METHODS)

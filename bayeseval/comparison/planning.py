@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from . import validate as V
-from .counts import Counts
-from .report import text_table
+from .. import validate as V
+from ..counts import Counts
+from .._text import text_table
 
 __all__ = ["plan", "Plan"]
 
@@ -177,7 +177,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
 
     Works on 0/1 outcomes with at least two trials per question (metric: the mean score, avg).
     """
-    from .compare import _as_counts, align
+    from .paired import _as_counts, align
 
     alpha = V.confidence(alpha, "alpha")
     power = V.confidence(power, "power")

@@ -40,8 +40,8 @@ import math
 
 import numpy as np
 
-from .metrics.engine import bernstein_eval, moments_rows
-from .posterior import ATOMS, EXACT_GROUP, Posterior
+from ..metrics.engine import bernstein_eval, moments_rows
+from ..posterior import ATOMS, EXACT_GROUP, Posterior
 
 __all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
            "DP_CONCENTRATION"]
