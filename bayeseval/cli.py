@@ -25,7 +25,7 @@ from . import __version__
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import text_table
-from .results import Evaluation, estimate
+from .results import estimate, evaluate
 from .service.server import add_serve_parser
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
@@ -145,18 +145,13 @@ def cmd_report(args) -> int:
     data = _load(args.paths, args)
     metrics = _split(args.metrics, "--metrics")
     kw = _estimate_kwargs(args)
-    estimates = []
     several = len(data.datasets) > 1
-    jobs = [(run, m) for run in data for m in metrics]
-    for run, metric in _progress(jobs, args, "estimating", total=len(jobs)):
-        w = {"w": run.weights} if run.weights is not None else {}
-        try:
-            e = estimate(run.counts(), metric, model=run.model, **w, **kw, **_metric_params(metric, args))
-        except (ValueError, TypeError) as exc:
-            where = f"{run.dataset}/{run.model}" if several else run.model
-            raise type(exc)(f"{where}, {metric}: {exc}") from exc
-        estimates.append(e if not several else _with_dataset(e, run.dataset))
-    ev = Evaluation(estimates)
+    try:  # each run counted once; its population fit shared by every metric
+        ev = evaluate(data, [(m, _metric_params(m, args)) for m in metrics], **kw)
+    except (ValueError, TypeError) as exc:
+        where = f"{exc.dataset}/{exc.model}" if several and getattr(exc, "dataset", None) else getattr(exc, "model", "")
+        metric = metrics[exc.metric_index] if getattr(exc, "metric_index", None) is not None else ""
+        raise type(exc)(f"{where}, {metric}: {exc}") from exc
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(r.weights is None for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical)")
@@ -220,12 +215,6 @@ def _baseline_comparisons(data, args, metric: str):
                     seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
                     **_metric_params(metric, args))
             for r in _progress(binary, args, "comparing") if r is not base]
-
-
-def _with_dataset(e, dataset):
-    import dataclasses
-
-    return dataclasses.replace(e, dataset=dataset)
 
 
 def _one_dataset(data, what: str):
@@ -323,11 +312,8 @@ def cmd_compare(args) -> int:
 
 
 def _credibly_worse(res) -> bool:
-    """A is credibly worse than B: P(A > B) <= (1 - level) / 2, or with a ROPE, mass below it >= level
-    (the same rule as the verdict)."""
-    if res.rope is not None:
-        return res.rope["below"] >= res.delta.level
-    return res.p_a_better <= (1 - res.delta.level) / 2
+    """A is credibly worse than B: the comparison's own decision (one rule, :func:`bayeseval.comparison.paired.decide`)."""
+    return res.decision == "B"
 
 
 def _markdown_comparison(res) -> str:

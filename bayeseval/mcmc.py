@@ -451,14 +451,14 @@ def paired(A: Any, B: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains
     (``mu ~ N(0, 2^2)``, ``sigma ~ HalfNormal(2)``, ``delta ~ N(0, 2^2)``) and compare the metric
     difference in both scopes with :func:`bayeseval.compare`."""
     pm = _pymc()
-    from .comparison.paired import _as_counts, align, compare
+    from .comparison.paired import as_counts, align, compare
 
     draws, chains, seed = _check_mcmc_args(draws, chains, seed, tune)
     level = V.confidence(level, "level")
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(x, str) for x in names)
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
-    ca, cb = _as_counts(A, names[0]), _as_counts(B, names[1])
+    ca, cb = as_counts(A, names[0]), as_counts(B, names[1])
     if not (ca.is_binary and cb.is_binary):
         raise ValueError("paired() needs 0/1 outcomes for both models")
     cb, _ = align(ca, cb, names)

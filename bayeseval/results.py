@@ -6,9 +6,19 @@
 >>> est = estimate(R, "pass@4", scope="benchmark", prior="uniform", interval="normal")
 >>> est.scope, est.interval, round(est.value, 3)
 ('benchmark', 'normal', 0.617)
->>> lo, hi = est.interval(0.9)
+>>> lo, hi = est.confidence_interval(0.9)
 >>> lo < est.mean < hi
 True
+
+Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval.compare`,
+:func:`~bayeseval.compare_all` and :func:`~bayeseval.plan`:
+
+* ``metric`` -- a metric name (``"avg"``, ``"pass@k"``, ...; ``k=`` / ``"pass@8"``) or a payoff vector;
+* ``scope`` -- ``"population"`` (default) or ``"benchmark"``; ``prior`` -- the population model;
+* ``interval`` -- ``"exact"`` (default), ``"normal"`` or ``"hdi"``; ``level`` -- credibility level;
+* ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
+* ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
+* ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
 """
 
 from __future__ import annotations
@@ -21,8 +31,10 @@ from typing import Any
 import numpy as np
 
 from . import validate as V
-from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
+from ._protocol import Result, check_choice
 from ._text import html_table, text_table
+from .counts import Counts, to_counts
+from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS"]
 
@@ -32,34 +44,17 @@ DEFAULT_DRAWS = 4000
 DEFAULT_SEED = 20251104
 
 
-def _check_choice(value: Any, name: str, options: tuple) -> str:
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(repr(o) for o in options)}, got {value!r}")
-    return value
+_check_choice = check_choice  # the one choice check (kept under its old name)
 
 
-class _IntervalMethod(str):
-    """The interval method's name (a ``str``) that can also be called: ``est.interval(level, method)``."""
-
-    def __new__(cls, name: str, owner: "Estimate"):
-        obj = super().__new__(cls, name)
-        obj._owner = owner
-        return obj
-
-    def __call__(self, level: float | str | None = None, method: str | None = None) -> tuple[float, float]:
-        if isinstance(level, str) and method is None:  # est.interval("hdi")
-            level, method = None, level
-        return self._owner.interval_at(level, method)
-
-
-@dataclass(frozen=True, eq=False)
-class Estimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class Estimate(Result):
     """A posterior summary of one metric: point estimate, posterior mean/sd and an interval.
 
     Attributes: ``value`` (the finite-sample estimate, None where undefined;
     for ``"bayes"`` it is Bayes@N itself, the posterior mean),
     ``mean``, ``sd``, ``lo``, ``hi``, ``level``, ``scope``, ``interval`` (the
-    method's name; call it for another level or method), ``M``, ``N``,
+    method's name; :meth:`confidence_interval` gives another level or method), ``M``, ``N``,
     ``metric``, ``prior``, ``model``, ``miller_se`` (question-clustered
     standard error of ``value``: the frequentist reference for the population
     scope), ``draws_n`` (draws behind an exact / hdi interval) and ``seed``
@@ -86,13 +81,14 @@ class Estimate:
     _post: Posterior | None = field(default=None, repr=False)
 
     @property
-    def interval(self) -> _IntervalMethod:
-        return _IntervalMethod(self.method, self)
+    def interval(self) -> str:
+        """The interval method's name (``"exact"``, ``"normal"`` or ``"hdi"``)."""
+        return self.method
 
-    def interval_at(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
+    def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
         """Interval at another credibility ``level`` and/or ``method`` (same scope, prior and seed)."""
         level = self.level if level is None else V.confidence(level, "level")
-        method = self.method if method is None else _check_choice(method, "method", METHODS)
+        method = self.method if method is None else check_choice(method, "method", METHODS)
         if level == self.level and method == self.method:
             return self.lo, self.hi
         return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed)
@@ -117,8 +113,13 @@ class Estimate:
             **({"dataset": self.dataset} if self.dataset is not None else {}),
         }
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+    def to_frame(self):
+        """A one-row pandas DataFrame (numeric columns, as :meth:`to_dict`)."""
+        return Evaluation([self]).to_frame()
+
+    def summary(self) -> str:
+        """A one-row text table: value, posterior mean and sd, interval, scope and prior."""
+        return Evaluation([self]).summary()
 
     def to_inference_data(self, n: int = DEFAULT_DRAWS, seed: int | None = None):
         """ArviZ InferenceData with this metric's posterior draws (variable = metric; dims chain, draw, model)."""
@@ -167,6 +168,9 @@ def estimate(
     draws: int = DEFAULT_DRAWS,
     seed: int | None = None,
     model: str | None = None,
+    missing: Any = None,
+    ragged: bool = False,
+    labels: str | None = None,
     **metric_params,
 ) -> Estimate:
     """Estimate one metric with a credible interval.
@@ -190,19 +194,39 @@ def estimate(
     w, R0 : category weights and prior outcomes for categorical metrics.
     draws, seed : posterior draws behind exact / hdi intervals (seeded; the
         same seed gives the same interval).
-    model : a label carried into tables.
+    model, labels : the model's name, carried into tables (``labels=`` is the name shared with
+        :func:`~bayeseval.compare` and :func:`~bayeseval.compare_all`).
+    missing, ragged : passed to :func:`~bayeseval.to_counts` (``missing=np.nan`` for unobserved
+        trials, ``ragged=True`` for lists of rows of different lengths).
 
     Returns
     -------
     Estimate
     """
-    scope = _check_choice(scope, "scope", SCOPES)
-    method = _check_choice(interval, "interval", METHODS)
+    scope = check_choice(scope, "scope", SCOPES)
+    method = check_choice(interval, "interval", METHODS)
     level = V.confidence(level, "level")
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
+    model = _label(model, labels)
+    if (missing is not None or ragged) and not isinstance(R, Counts) and not _needs_trials(metric, metric_params):
+        R = to_counts(R, w, missing=missing, ragged=ragged, name="R")
     post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, **metric_params)
     return summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=model)
+
+
+def _label(model: Any, labels: Any) -> str | None:
+    if labels is not None and model is not None and labels != model:
+        raise ValueError(f"give the model's name once: model={model!r} and labels={labels!r} differ")
+    name = model if model is not None else labels
+    if name is not None and not isinstance(name, str):
+        raise V.InputTypeError(f"labels must be a string (the model's name), got {V.describe(name)}")
+    return name
+
+
+def _needs_trials(metric: Any, params: dict) -> bool:
+    """avg@n with a score threshold reads the raw scores, so they are not counted beforehand."""
+    return "threshold" in params or (isinstance(metric, str) and "threshold" in metric)
 
 
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
@@ -219,8 +243,21 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     )
 
 
-class Evaluation:
-    """A collection of :class:`Estimate` (models x metrics) that prints as a table."""
+class Evaluation(Result):
+    """A labelled collection of :class:`Estimate` (datasets x models x metrics) that prints as a table.
+
+    Select by label with :meth:`sel` (``ev.sel(model="a", metric="pass@4")``), index one estimate
+    with ``ev["a", "pass@4"]`` (or ``ev["dataset", "a", "pass@4"]``), export with :meth:`to_frame`
+    (numeric), :meth:`to_xarray` (dims dataset, model, metric) or :meth:`to_inference_data`.
+
+    >>> import numpy as np
+    >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    >>> ev = evaluate({"a": R, "b": 1 - R}, ["avg", "pass@2"], prior="uniform", scope="benchmark")
+    >>> len(ev.sel(model="b")), ev.sel(metric="avg").models
+    (2, ['a', 'b'])
+    >>> round(ev.sel(model="a", metric="avg").item().value, 2)
+    0.7
+    """
 
     def __init__(self, estimates):
         self.estimates = list(estimates)
@@ -233,21 +270,86 @@ class Evaluation:
 
     def __getitem__(self, key):
         if isinstance(key, tuple):
-            model, metric = key
-            for e in self.estimates:
-                if e.model == model and e.metric == metric:
-                    return e
+            if len(key) == 3:
+                dataset, model, metric = key
+                found = self.sel(dataset=dataset, model=model, metric=metric)
+            elif len(key) == 2:
+                found = self.sel(model=key[0], metric=key[1])
+            else:
+                raise KeyError(key)
+            if len(found) == 1:
+                return found.estimates[0]
+            if len(found) > 1:
+                raise KeyError(f"{key!r} matches {len(found)} estimates (one per dataset); "
+                               f"use ev[dataset, model, metric] or ev.sel(...)")
             raise KeyError(key)
         return self.estimates[key]
+
+    @property
+    def models(self) -> list:
+        return list(dict.fromkeys(e.model for e in self.estimates))
+
+    @property
+    def metrics(self) -> list:
+        return list(dict.fromkeys(e.metric for e in self.estimates))
+
+    @property
+    def datasets(self) -> list:
+        return list(dict.fromkeys(e.dataset for e in self.estimates))
+
+    def sel(self, *, model: Any = None, metric: Any = None, dataset: Any = None) -> "Evaluation":
+        """The estimates whose labels match (each argument one label or a list of labels)."""
+
+        def wanted(x):
+            if x is None:
+                return None
+            return set(x) if isinstance(x, (list, tuple, set)) else {x}
+
+        m, k, d = wanted(model), wanted(metric), wanted(dataset)
+        return Evaluation(e for e in self.estimates
+                          if (m is None or e.model in m) and (k is None or e.metric in k)
+                          and (d is None or e.dataset in d))
+
+    def item(self) -> Estimate:
+        """The one estimate of a selection (ValueError when there are several or none)."""
+        if len(self.estimates) != 1:
+            raise ValueError(f"item() needs exactly one estimate; this selection holds {len(self.estimates)}")
+        return self.estimates[0]
+
+    def confidence_interval(self, level: float | None = None, method: str | None = None) -> list:
+        """Each estimate's ``(lo, hi)`` at ``level`` / ``method``, in order (see :meth:`Estimate.confidence_interval`)."""
+        return [e.confidence_interval(level, method) for e in self.estimates]
 
     def to_records(self) -> list[dict]:
         return [e.to_dict() for e in self.estimates]
 
+    def to_dict(self) -> dict:
+        return {"estimates": self.to_records()}
+
     def to_frame(self):
-        """A pandas DataFrame, one row per (model, metric)."""
+        """A pandas DataFrame, one row per (model, metric), numeric columns."""
         import pandas as pd
 
         return pd.DataFrame.from_records(self.to_records())
+
+    def to_xarray(self):
+        """An ``xarray.Dataset`` with variables value, mean, sd, lo, hi over dims (dataset, model, metric)."""
+        try:
+            import xarray as xr
+        except ImportError as exc:  # pragma: no cover - exercised only without the extra
+            raise ImportError("to_xarray needs xarray: pip install 'bayeseval[notebook]'") from exc
+        ds_, ms, ks = ([str(x) if x is not None else "-" for x in v] for v in (self.datasets, self.models, self.metrics))
+        shape = (len(ds_), len(ms), len(ks))
+        data = {v: np.full(shape, np.nan) for v in ("value", "mean", "sd", "lo", "hi")}
+        for e in self.estimates:
+            i = ds_.index(str(e.dataset) if e.dataset is not None else "-")
+            j = ms.index(str(e.model) if e.model is not None else "-")
+            k = ks.index(e.metric)
+            for v in data:
+                x = getattr(e, v)
+                data[v][i, j, k] = np.nan if x is None else x
+        return xr.Dataset({v: (("dataset", "model", "metric"), a) for v, a in data.items()},
+                          coords={"dataset": ds_, "model": ms, "metric": ks})
 
     def _rows(self):
         header = ("model", "metric", "value", "mean", "sd", "interval", "scope", "prior")
@@ -259,7 +361,7 @@ class Evaluation:
             ))
         return rows
 
-    def __repr__(self) -> str:
+    def summary(self) -> str:
         rows = self._rows()
         return text_table(rows[0], rows[1:])
 
@@ -307,11 +409,29 @@ def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any]]:
     return [(None, None, models, None)]
 
 
-def evaluate(models: Any, metrics: Any = ("avg",), **kwargs) -> Evaluation:
-    """Estimate several metrics for several models: a dict ``name -> outcome matrix``, an
-    :class:`~bayeseval.io.OutcomeSet` (its category weights are used unless ``w=`` is given; with
-    several datasets each estimate carries its ``dataset``) or one matrix; ``metrics`` is a list of
-    metric names or ``(name, params)`` pairs.  Keyword arguments go to :func:`estimate`.
+def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
+    if isinstance(metrics, (str, bytes)) or not hasattr(metrics, "__iter__"):
+        metrics = [metrics]
+    out = []
+    for m in metrics:
+        if isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], dict):
+            out.append((m[0], dict(m[1])))
+        else:
+            out.append((m, {}))
+    return out
+
+
+def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragged: bool = False,
+             labels: Any = None, **kwargs) -> Evaluation:
+    """Estimate several metrics for several models; each model's outcomes are counted once and every
+    metric shares its population fit.
+
+    ``models``: a dict ``name -> outcomes``, an :class:`~bayeseval.io.OutcomeSet` (its category weights
+    are used unless ``w=`` is given; with several datasets each estimate carries its ``dataset``), a
+    list of outcome matrices with ``labels=`` naming them, or one matrix.  ``metrics`` is a list of
+    metric names or ``(name, params)`` pairs.  Keyword arguments go to :func:`estimate`.  An input
+    error names the model and metric: its ``model``, ``dataset`` and ``metric_index`` attributes say
+    which (for shells that point at a field).
 
     >>> import numpy as np
     >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
@@ -319,15 +439,30 @@ def evaluate(models: Any, metrics: Any = ("avg",), **kwargs) -> Evaluation:
     >>> [round(e.mean, 6) for e in ev]
     [0.642857, 0.839286]
     """
-    if isinstance(metrics, (str, bytes)) or not hasattr(metrics, "__iter__"):
-        metrics = [metrics]
+    if labels is not None:
+        if isinstance(models, dict) or not isinstance(models, (list, tuple)):
+            raise V.InputTypeError("labels= names a list of outcome matrices; a dict or OutcomeSet has its own names")
+        if len(labels) != len(models) or len(set(labels)) != len(labels):
+            raise ValueError(f"labels must give one different name per model: {len(models)} models, labels {labels!r}")
+        models = dict(zip(labels, models))
+    metric_list = _metric_list(metrics)
     out = []
     for dataset, name, data, weights in _runs(models):
         base = dict(kwargs) if weights is None or "w" in kwargs else {**kwargs, "w": weights}
-        for m in metrics:
-            if isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], dict):
-                e = estimate(data, m[0], model=name, **{**base, **m[1]})
-            else:
-                e = estimate(data, m, model=name, **base)
+        counted: dict = {}
+        for i, (metric, params) in enumerate(metric_list):
+            kw = {**base, **params}
+            try:
+                R = data
+                if not isinstance(data, Counts) and not _needs_trials(metric, kw):
+                    w = kw.get("w")
+                    key = None if w is None else np.asarray(w, dtype=np.float64).tobytes()
+                    if key not in counted:  # once per model (and weight vector), shared by every metric
+                        counted[key] = to_counts(data, w, missing=missing, ragged=ragged, name=name or "R")
+                    R = counted[key]
+                e = estimate(R, metric, model=name, missing=missing, ragged=ragged, **kw)
+            except (ValueError, TypeError) as exc:
+                exc.model, exc.dataset, exc.metric_index = name, dataset, i
+                raise
             out.append(e if dataset is None else dataclasses.replace(e, dataset=dataset))
     return Evaluation(out)

@@ -27,7 +27,7 @@ def main(argv=None):
 
     est = be.estimate(runs.counts("gpt-4 CoT"), "pass@10", model="gpt-4 CoT")
     print(est)
-    print("90% interval:", est.interval(0.9), " hdi:", est.interval("hdi"), " Miller SE:", round(est.miller_se, 4))
+    print("90% interval:", est.confidence_interval(0.9), " hdi:", est.confidence_interval(method="hdi"), " Miller SE:", round(est.miller_se, 4))
     print()
     for scope in ("population", "benchmark"):
         print(f"scope={scope}")

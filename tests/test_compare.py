@@ -22,19 +22,9 @@ from scipy.special import betaln
 from statsmodels.stats.multitest import multipletests
 
 from bayeseval import to_counts
-from bayeseval.comparison.paired import (
-    Comparison,
-    Delta,
-    Ranking,
-    align,
-    compare,
-    compare_all,
-    durkalski,
-    mcnemar_tests,
-    paired_bootstrap,
-    question_scores,
-    sign_flip_test,
-)
+from bayeseval.comparison import Comparison, Delta, Ranking, compare, compare_all
+from bayeseval.comparison.paired import align, question_scores
+from bayeseval.comparison.paired_tests import durkalski, mcnemar_tests, paired_bootstrap, sign_flip_test
 from bayeseval.comparison.joint import Side, bayesian_bootstrap, population_draws, population_moments
 from bayeseval.posterior import build
 from bayeseval.results import estimate
@@ -878,7 +868,7 @@ def _four_models(seed=101, M=60, N=2):
 def test_compare_all_adjusted_p_values_and_rank_probabilities(test):
     models = _four_models()
     n = 20_000
-    rk = compare_all(models, prior="uniform", seed=3, draws=n, resamples=2000, test=test)
+    rk = compare_all(models, prior="uniform", seed=3, draws=n, resamples=2000, test=test, pairs="all")
     assert isinstance(rk, Ranking)
     K = len(models)
     assert len(rk.pairs) == K * (K - 1) // 2
@@ -922,7 +912,7 @@ def test_compare_all_orders_clearly_separated_models():
     p = rng.beta(2, 2, M)
     models = {f"m{j}": (rng.random((M, 2)) < np.clip(p + 0.15 * j - 0.15, 0, 1)[:, None]).astype(int) for j in range(3)}
     for scope in ("population", "benchmark"):
-        rk = compare_all(models, prior="uniform", seed=1, scope=scope, resamples=1000)
+        rk = compare_all(models, prior="uniform", seed=1, scope=scope, resamples=1000, pairs="all")
         assert rk.models == ["m2", "m1", "m0"]
         assert rk.p_best["m2"] > 0.99
         assert rk.rank_probs[0, 0] > 0.99 and rk.rank_probs[1, 1] > 0.99 and rk.rank_probs[2, 2] > 0.99
@@ -965,7 +955,10 @@ def test_comparison_outputs():
     assert repr(c) == s
     assert "benchmark" in compare(A, B, prior="uniform", scope="benchmark").summary()
     df = c.to_frame()
-    assert list(df.columns) == ["analysis", "estimate", "interval", "p / probability"]
+    # to_frame is numeric (formatting lives in summary()): one row per analysis
+    assert list(df.columns) == ["analysis", "tests", "estimate", "sd", "lo", "hi", "statistic", "p_value", "probability"]
+    assert df["estimate"][0] == c.delta.mean and df["lo"][0] == c.delta.lo and df["probability"][0] == c.p_a_better
+    assert df["p_value"][df["analysis"].str.startswith("sign-flip")].item() == c.permutation.p_value
     expected = ["Bayesian", "ROPE", "paired bootstrap (", "paired bootstrap (percentile)", "sign-flip", "clustered McNemar",
                 "paired t-test", "Wilcoxon", "Miller", "effect size"]
     assert len(df) == len(expected)

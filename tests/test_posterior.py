@@ -387,7 +387,7 @@ def test_draws_reproducible_for_normal_interval_estimates():
     np.testing.assert_array_equal(est.draws(200), est.draws(200))
     est = B.estimate(R_BIN, "pass@3", interval="normal", seed=5)
     np.testing.assert_array_equal(est.draws(200), est.draws(200))
-    assert est.interval("exact") == est.interval("exact")
+    assert est.confidence_interval(method="exact") == est.confidence_interval(method="exact")
 
 
 @pytest.mark.parametrize("scope", ["benchmark", "population"])
@@ -408,7 +408,7 @@ def test_draw_interval_holds_its_level_under_independent_monte_carlo(scope, meth
             F = np.mean(x <= end)
             assert abs(F - q) <= Z * math.sqrt(q * (1 - q) * (1 / n_lib + 1 / n_mc)), (q, F)
     else:  # no wider than the central interval from the same draws
-        central = est.interval("exact")
+        central = est.confidence_interval(method="exact")
         assert est.hi - est.lo <= central[1] - central[0] + 1e-12
 
 
@@ -459,7 +459,7 @@ def test_single_question_exact_interval_is_beta_quantiles(case):
         np.testing.assert_allclose(
             [est.lo, est.hi], [g(stats.beta.ppf(0.025, a, b)), g(stats.beta.ppf(0.975, a, b))], rtol=1e-9, atol=1e-12
         )
-        lo90, hi90 = est.interval(0.8)
+        lo90, hi90 = est.confidence_interval(0.8)
         np.testing.assert_allclose([lo90, hi90], [g(stats.beta.ppf(0.1, a, b)), g(stats.beta.ppf(0.9, a, b))],
                                    rtol=1e-9, atol=1e-12)
 

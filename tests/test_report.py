@@ -58,7 +58,7 @@ def ev3():
 
 @pytest.fixture(scope="module")
 def ranking():
-    return B.compare_all(THREE, metric="avg", seed=5, resamples=1000)
+    return B.compare_all(THREE, metric="avg", seed=5, resamples=1000, pairs="all")
 
 
 def cell(e, digits=1, scale=100.0, bold=False):

@@ -59,30 +59,30 @@ def test_estimate_fields_and_types():
     assert ragged.N == (3, 5) and ragged.M == 2
 
 
-def test_interval_is_a_string_and_callable():
+def test_interval_is_a_string_and_confidence_interval_recomputes():
     est = B.estimate(R, "pass@2", scope="population", prior="uniform", interval="exact")
-    assert est.interval == "exact" and isinstance(est.interval, str) and str(est.interval) == "exact"
-    assert est.interval() == (est.lo, est.hi)
-    lo90, hi90 = est.interval(0.9)
+    assert est.interval == "exact" and type(est.interval) is str
+    assert est.confidence_interval() == (est.lo, est.hi)
+    lo90, hi90 = est.confidence_interval(0.9)
     assert est.lo <= lo90 <= hi90 <= est.hi and (hi90 - lo90) < (est.hi - est.lo)
     # the normal interval written out: mean +- z sd, z = Phi^-1(0.975), clipped to [0, 1]
     from scipy.stats import norm
 
     z = norm.ppf(0.975)
-    np.testing.assert_allclose(est.interval(method="normal"),
+    np.testing.assert_allclose(est.confidence_interval(method="normal"),
                                (max(est.mean - z * est.sd, 0.0), min(est.mean + z * est.sd, 1.0)), rtol=1e-12)
     normal = B.estimate(R, "pass@2", scope="population", prior="uniform", interval="normal")
     assert normal.interval == "normal"
-    np.testing.assert_allclose(est.interval(method="normal"), (normal.lo, normal.hi), rtol=1e-12)
-    hdi_a, hdi_b = est.interval("hdi"), est.interval(0.95, "hdi")
+    np.testing.assert_allclose(est.confidence_interval(method="normal"), (normal.lo, normal.hi), rtol=1e-12)
+    hdi_a, hdi_b = est.confidence_interval(method="hdi"), est.confidence_interval(0.95, "hdi")
     assert hdi_a == hdi_b
     hdi = B.estimate(R, "pass@2", scope="population", prior="uniform", interval="hdi")
     np.testing.assert_allclose(hdi_a, (hdi.lo, hdi.hi), rtol=1e-12)  # same seed, same draws
     assert hdi_a[1] - hdi_a[0] <= est.hi - est.lo + 1e-12
     with pytest.raises(ValueError, match="method"):
-        est.interval(0.9, "wald")
+        est.confidence_interval(0.9, "wald")
     with pytest.raises(ValueError, match="level"):
-        est.interval(1.5)
+        est.confidence_interval(1.5)
 
 
 @pytest.mark.parametrize("scope", ["benchmark", "population"])

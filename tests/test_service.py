@@ -356,10 +356,12 @@ def test_cell_cap_422_names_the_cap(client):
 
 
 def test_time_limit_422_and_the_service_recovers(client, data):
-    A = np.random.default_rng(0).integers(0, 2, (3000, 2)).tolist()
+    # benchmark-scope draws of 16 models x 3000 questions in 41 count states: 100,000 draws take minutes
+    s = np.random.default_rng(0).binomial(40, 0.5, 3000)
+    A = np.column_stack([40 - s, s]).tolist()  # count table: 40 trials per question
     t = time.monotonic()
-    r = client.post("/v1/rank", json={"models": {f"m{i}": {"matrix": A} for i in range(16)},
-                                      "resamples": 100_000, "draws": 100_000})
+    r = client.post("/v1/rank", json={"models": {f"m{i}": {"counts": A} for i in range(16)}, "scope": "benchmark",
+                                      "resamples": 100_000, "draws": 100_000, "pairs": "all", "test": "bootstrap"})
     elapsed = time.monotonic() - t
     err = error_of(r, 422, None, "time_limit")
     assert f"{TIMEOUT:g} s" in err["message"]
@@ -453,8 +455,10 @@ def test_runaway_requests_do_not_lock_the_pool():
     ones get 422 time_limit, the small ones wait for the replacements (never 503), the old workers die."""
     import asyncio
 
-    A = np.random.default_rng(0).integers(0, 2, (3000, 2)).tolist()
-    slow = {"models": {f"m{i}": {"matrix": A} for i in range(16)}, "resamples": 100_000, "draws": 100_000}
+    s = np.random.default_rng(0).binomial(40, 0.5, 3000)
+    A = np.column_stack([40 - s, s]).tolist()  # count table: 40 trials per question
+    slow = {"models": {f"m{i}": {"counts": A} for i in range(16)}, "resamples": 100_000, "draws": 100_000,
+            "scope": "benchmark", "pairs": "all", "test": "bootstrap"}
     small = {"a": {"matrix": [[1, 0], [0, 0], [1, 1]]}}
     before = _worker_pids()
     with running(Settings(workers=2, timeout=2)) as base:

@@ -40,31 +40,31 @@ quantity as the point estimate a paper reports.
 from __future__ import annotations
 
 import html
-import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
 
 from .. import validate as V
-from ..counts import Counts, to_counts
-from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
-from ..posterior import METHODS, SCOPES, build, interval_from_draws
+from .._protocol import Result, check_choice
 from .._text import html_table, text_table
-from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, _check_choice, summarise
+from ..counts import Counts, to_counts
+from ..posterior import METHODS, SCOPES, build, interval_from_draws
+from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
+from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
+from .paired_tests import (COLLAPSE, DEFAULT_RESAMPLES, TestResult, mcnemar_tests, paired_bootstrap, paired_t_test,
+                           sign_flip_test, wilcoxon_test)
 
-__all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "paired_bootstrap", "sign_flip_test",
-           "mcnemar_tests", "COLLAPSE"]
-
-COLLAPSE = ("clustered", "first", "majority")
-DEFAULT_RESAMPLES = 10_000
+__all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "as_counts", "paired_difference",
+           "decide", "verdict_text", "parse_rope", "p_better"]
 
 
 # ----------------------------------------------------------------------------- inputs
-def _as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False) -> Counts:
+def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False) -> Counts:
+    """``X`` as :class:`Counts` (a Counts passes through; matrices are counted once)."""
     if isinstance(X, Counts):
         return X
     return to_counts(X, missing=missing, ragged=ragged, name=name)
@@ -142,183 +142,6 @@ def question_scores(post) -> np.ndarray | None:
     return None if x is None else x[np.asarray(post.counts.binary_states()[3]())]
 
 
-# ----------------------------------------------------------------------------- resampling tests
-def _distinct(d: np.ndarray):
-    v, f = np.unique(d, return_counts=True)
-    return v, f
-
-
-def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level: float = 0.95,
-                     rng: np.random.Generator) -> dict:
-    r"""Bootstrap over questions of the mean per-question difference ``d``.
-
-    Resampling M questions with replacement is a multinomial draw of how often
-    each distinct value of ``d`` appears, so each resample costs one
-    multinomial over the ``U`` distinct values (or, when most values are
-    distinct, one index draw per question).  Intervals: percentile and BCa
-    (bias-corrected and accelerated; the jackknife acceleration of a mean is
-    :math:`a = \sum (d_i - \bar d)^3 / (6 [\sum (d_i - \bar d)^2]^{3/2})`).
-    p-value: two-sided, from the bootstrap distribution shifted to the null,
-    :math:`(1 + \#\{|\hat\delta^*_b - \hat\delta| \ge |\hat\delta|\}) / (B + 1)`.
-    """
-    d = np.asarray(d, dtype=np.float64)
-    M = d.size
-    est = float(d.mean())
-    v, f = _distinct(d)
-    boot = np.empty(resamples)
-    if v.size == 1:
-        boot[:] = v[0]
-    elif v.size <= M // 4:
-        prob = f / M
-        step = max(1, 4_000_000 // v.size)
-        for s in range(0, resamples, step):
-            c = min(step, resamples - s)
-            boot[s : s + c] = rng.multinomial(M, prob, size=c) @ v / M
-    else:
-        step = max(1, 4_000_000 // M)
-        for s in range(0, resamples, step):
-            c = min(step, resamples - s)
-            boot[s : s + c] = d[rng.integers(0, M, size=(c, M))].mean(axis=1)
-    alpha = 1.0 - level
-    pct = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
-    # BCa
-    below = (np.count_nonzero(boot < est) + np.count_nonzero(boot <= est)) / (2.0 * resamples)
-    dev = v - est  # jackknife: theta_(.) - theta_(i) = (d_i - est) / (M - 1); the scale cancels in a
-    den = float(f @ dev**2)
-    if den <= 0 or below <= 0 or below >= 1:
-        bca = (float(pct[0]), float(pct[1])) if den > 0 else (est, est)
-        z0 = a = 0.0
-    else:
-        z0 = float(ndtri(below))
-        a = float(f @ dev**3) / (6.0 * den**1.5)  # Efron & Tibshirani (1993), eq. 14.15
-        zs = ndtri(np.array([alpha / 2, 1 - alpha / 2]))
-        den_a = 1 - a * (z0 + zs)
-        # where 1 - a (z0 + z) <= 0 the BCa map has left its domain: take the extreme quantile
-        adj = np.where(den_a > 0, ndtr(z0 + (z0 + zs) / np.where(den_a > 0, den_a, 1.0)), np.array([0.0, 1.0]))
-        lo, hi = np.quantile(boot, adj)
-        bca = (float(lo), float(hi))
-    p = (1 + np.count_nonzero(np.abs(boot - est) >= abs(est) - 1e-15 * max(1.0, abs(est)))) / (resamples + 1)
-    return {
-        "estimate": est, "lo": bca[0], "hi": bca[1], "method": "bca",
-        "percentile": {"lo": float(pct[0]), "hi": float(pct[1])}, "bca": {"lo": bca[0], "hi": bca[1]},
-        # one distinct difference: the bootstrap distribution is a point and says nothing about the null
-        "p_value": (1.0 if est == 0 else None) if v.size == 1 else float(min(1.0, p)), "resamples": int(resamples), "se": float(boot.std(ddof=1)),
-        "bias_correction": z0, "acceleration": a, "_draws": boot,
-    }
-
-
-def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator,
-                   exact_limit: int = 200_000) -> dict:
-    r"""Paired sign-flip permutation test of ``mean(d) = 0`` (two-sided).
-
-    Under the null each question's pair can be swapped, flipping the sign of
-    its difference.  Questions with the same value of ``d`` are exchangeable,
-    so a group of ``f`` contributes ``v (2 X - f)`` with ``X ~ Bin(f, 1/2)``.
-    Exact when the flips have at most ``exact_limit`` distinct outcomes
-    (enumerated with binomial probabilities); otherwise Monte Carlo with
-    ``p = (1 + #{|T*| >= |T|}) / (B + 1)``.
-    """
-    d = np.asarray(d, dtype=np.float64)
-    M = d.size
-    t_obs = float(d.sum())
-    v, f = _distinct(d[d != 0])
-    if v.size == 0:
-        return {"statistic": 0.0, "p_value": 1.0, "method": "exact", "resamples": 0}
-    tol = 1e-9 * max(1.0, float(np.abs(v) @ f))
-    log_combos = float(np.log(f.astype(np.float64) + 1).sum())
-    if log_combos <= math.log(exact_limit):
-        # distribution of sum_u v_u (2 X_u - f_u): convolve group by group
-        values, probs = np.array([0.0]), np.array([1.0])
-        for vu, fu in zip(v, f):
-            x = np.arange(fu + 1)
-            pv = stats.binom.pmf(x, fu, 0.5)
-            values = (values[:, None] + vu * (2 * x - fu)[None, :]).ravel()
-            probs = (probs[:, None] * pv[None, :]).ravel()
-        p = float(probs[np.abs(values) >= abs(t_obs) - tol].sum())
-        return {"statistic": t_obs / M, "p_value": min(1.0, p), "method": "exact", "resamples": 0}
-    T = np.empty(resamples)
-    step = max(1, 4_000_000 // v.size)
-    for s in range(0, resamples, step):
-        c = min(step, resamples - s)
-        T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
-    p = (1 + np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)) / (resamples + 1)
-    return {"statistic": t_obs / M, "p_value": float(min(1.0, p)), "method": "monte carlo", "resamples": int(resamples)}
-
-
-# ----------------------------------------------------------------------------- McNemar
-def _mcnemar_2x2(a: np.ndarray, b: np.ndarray, rule: str) -> dict:
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    a = a.astype(bool)
-    b = b.astype(bool)
-    table = np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]])
-    n10, n01 = int(table[0, 1]), int(table[1, 0])
-    exact = mcnemar(table, exact=True)
-    n = n10 + n01
-    k = min(n10, n01)
-    # mid-p (Fagerland, Lydersen & Laake 2013): 2 P(X <= k) - P(X = k), capped at 1
-    mid = min(1.0, 2 * float(stats.binom.cdf(k, n, 0.5)) - float(stats.binom.pmf(k, n, 0.5))) if n else 1.0
-    if n and n10 != n01:
-        chi = mcnemar(table, exact=False, correction=True)
-        chi_stat, chi_p = float(chi.statistic), float(chi.pvalue)
-    else:  # no discordant pairs, or b = c: (|b - c| - 1)^2 would be a positive statistic for no difference
-        chi_stat, chi_p = 0.0, 1.0
-    return {
-        "rule": rule, "table": table.tolist(), "a_only": n10, "b_only": n01,
-        "exact": {"statistic": float(exact.statistic), "p_value": float(exact.pvalue)},
-        "mid_p": {"statistic": float(k), "p_value": float(mid)},
-        "chi2_cc": {"statistic": chi_stat, "p_value": chi_p},
-    }
-
-
-def durkalski(pa: np.ndarray, pb: np.ndarray) -> dict:
-    r"""Clustered McNemar (Durkalski et al. 2003, Stat. Med. 22:2417): questions are clusters.
-
-    With matched trials the discordant counts of question ``k`` satisfy
-    ``b_k - c_k = s_Ak - s_Bk`` for any pairing of trials, so the statistic
-    :math:`X^2 = (\sum_k (b_k - c_k))^2 / \sum_k (b_k - c_k)^2 \sim \chi^2_1`
-    needs only the counts.  With different numbers of trials per model the
-    per-question differences of proportions are used (identical when N is equal).
-    """
-    d = pa - pb
-    den = float(d @ d)
-    if den == 0:
-        return {"statistic": 0.0, "p_value": 1.0}
-    x2 = float(d.sum()) ** 2 / den
-    return {"statistic": x2, "p_value": float(stats.chi2.sf(x2, 1))}
-
-
-def mcnemar_tests(ca: Counts, cb: Counts, first_a=None, first_b=None, collapse: str = "clustered") -> dict:
-    """McNemar-family tests; the headline follows ``collapse`` (forced to one trial when N = 1)."""
-    na, sa = ca.n, ca.successes()
-    nb, sb = cb.n, cb.successes()
-    single = bool((na == 1).all() and (nb == 1).all())
-    out = {"variants": {}}
-    if single:
-        one = _mcnemar_2x2(sa, sb, "single trial")
-        out["variants"]["single"] = one
-        out.update(statistic=one["exact"]["statistic"], p_value=one["exact"]["p_value"],
-                   method="exact McNemar on per-trial correctness (one trial per question)")
-        return out
-    out["variants"]["clustered"] = durkalski(sa / na, sb / nb)
-    # majority: a question counts as correct when strictly more than half its trials are
-    out["variants"]["majority"] = _mcnemar_2x2(2 * sa > na, 2 * sb > nb, "majority")
-    if first_a is not None and first_b is not None:
-        out["variants"]["first"] = _mcnemar_2x2(first_a, first_b, "first")
-    if collapse == "clustered":
-        c = out["variants"]["clustered"]
-        out.update(statistic=c["statistic"], p_value=c["p_value"],
-                   method="clustered McNemar on per-trial correctness (Durkalski et al. 2003)")
-    else:
-        if collapse not in out["variants"]:
-            raise ValueError("collapse='first' needs the trial order (give matrices or lists of rows, not Counts)")
-        c = out["variants"][collapse]
-        out.update(statistic=c["exact"]["statistic"], p_value=c["exact"]["p_value"],
-                   method=f"exact binomial McNemar on the {collapse} trial" if collapse == "first"
-                   else "exact binomial McNemar on majority votes")
-    return out
-
-
 # ----------------------------------------------------------------------------- result
 @dataclass(frozen=True)
 class Delta:
@@ -337,9 +160,30 @@ class Delta:
         return {k: getattr(self, k) for k in ("mean", "sd", "lo", "hi", "level", "scope", "interval", "basis")}
 
 
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """Everything :func:`compare` found; see :meth:`summary`, :meth:`to_dict`, :meth:`to_frame`."""
+def _clean(x):
+    """JSON-safe copy: private keys dropped, numpy scalars to Python, non-finite floats to None."""
+    if isinstance(x, Mapping):
+        return {k: _clean(v) for k, v in x.items() if not k.startswith("_")}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, (np.floating, float)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+_COLUMNS = ["analysis", "estimate", "interval", "p / probability"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Comparison(Result):
+    """Everything :func:`compare` found; see :meth:`summary`, :meth:`to_dict`, :meth:`to_frame`.
+
+    ``decision`` is ``"A"`` / ``"B"`` (that side is credibly better), ``"equivalent"`` (inside the
+    ROPE) or None (undecided); ``verdict`` says the same in words.  Each frequentist analysis is a
+    :class:`~bayeseval.comparison.paired_tests.TestResult` that says what it tests.
+    """
 
     names: tuple
     metric: str
@@ -350,48 +194,99 @@ class Comparison:
     p_a_better: float
     rope: dict | None
     verdict: str
-    bootstrap: dict | None
-    permutation: dict | None
-    mcnemar: dict
-    t_test: dict | None
-    wilcoxon: dict | None
+    bootstrap: TestResult | None
+    permutation: TestResult | None
+    mcnemar: TestResult
+    t_test: TestResult | None
+    wilcoxon: TestResult | None
     miller: dict | None
     effect_size: dict | None
     seed: int
     notes: tuple = ()
+    decision: str | None = None
     _draws: np.ndarray | None = field(default=None, repr=False)
 
     def draws(self) -> np.ndarray:
         """Posterior draws of ``theta_A - theta_B`` behind the interval and ``P(A > B)``."""
         return self._draws.copy()
 
-    def to_dict(self) -> dict:
-        def clean(x):
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items() if not k.startswith("_")}
-            if isinstance(x, (list, tuple)):
-                return [clean(v) for v in x]
-            if isinstance(x, (np.floating, float)):
-                return float(x) if math.isfinite(x) else None
-            if isinstance(x, np.integer):
-                return int(x)
-            return x
+    def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
+        """Credible interval of ``theta_A - theta_B`` at another ``level`` / ``method`` (same draws)."""
+        d = self.delta
+        level = d.level if level is None else V.confidence(level, "level")
+        method = d.interval if method is None else check_choice(method, "method", METHODS)
+        if level == d.level and method == d.interval:
+            return d.lo, d.hi
+        if method == "normal":
+            z = float(ndtri(0.5 + level / 2))
+            return d.mean - z * d.sd, d.mean + z * d.sd
+        return interval_from_draws(self._draws, level, method)
 
-        return clean({
+    def tests(self) -> dict:
+        """The frequentist analyses that ran, by name: ``{"bootstrap": TestResult, ...}``."""
+        named = {"bootstrap": self.bootstrap, "permutation": self.permutation, "mcnemar": self.mcnemar,
+                 "t_test": self.t_test, "wilcoxon": self.wilcoxon}
+        return {k: v for k, v in named.items() if v is not None}
+
+    def to_dict(self) -> dict:
+        return _clean({
             "models": list(self.names), "metric": self.metric, "M": self.M, "N": list(self.N),
             "estimates": {k: v.to_dict() for k, v in self.estimates.items()},
             "delta": self.delta.to_dict(), "p_a_better": self.p_a_better, "rope": self.rope,
-            "verdict": self.verdict, "bootstrap": self.bootstrap, "permutation": self.permutation,
-            "mcnemar": self.mcnemar, "t_test": self.t_test, "wilcoxon": self.wilcoxon, "miller": self.miller,
-            "effect_size": self.effect_size, "seed": self.seed, "notes": list(self.notes),
+            "verdict": self.verdict, "decision": self.decision, "bootstrap": self.bootstrap,
+            "permutation": self.permutation, "mcnemar": self.mcnemar, "t_test": self.t_test,
+            "wilcoxon": self.wilcoxon, "miller": self.miller, "effect_size": self.effect_size, "seed": self.seed,
+            "notes": list(self.notes),
         })
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict())
+    def _records(self) -> list[dict]:
+        """One numeric record per analysis: what it tests, estimate, interval, statistic, p-value, probability."""
+        a, b = self.names
+        d = self.delta
+        recs = [dict(analysis=f"Bayesian {self.metric} {a} - {b} ({d.scope})", tests=f"{self.metric} difference",
+                     estimate=d.mean, sd=d.sd, lo=d.lo, hi=d.hi, statistic=None, p_value=None,
+                     probability=self.p_a_better)]
+        if self.rope is not None:
+            r = self.rope
+            recs.append(dict(analysis=f"ROPE [{r['lo']:+g}, {r['hi']:+g}]", tests="practical equivalence",
+                             estimate=None, sd=None, lo=r["lo"], hi=r["hi"], statistic=None, p_value=None,
+                             probability=r["inside"]))
+        bs = self.bootstrap
+        if bs is not None:
+            recs.append(dict(analysis=f"paired bootstrap ({bs['resamples']:,}, BCa)", tests=bs.tests,
+                             estimate=bs["estimate"], sd=bs["se"], lo=bs.lo, hi=bs.hi, statistic=None,
+                             p_value=bs.p_value, probability=None))
+            recs.append(dict(analysis="paired bootstrap (percentile)", tests=bs.tests, estimate=bs["estimate"],
+                             sd=bs["se"], lo=bs["percentile"]["lo"], hi=bs["percentile"]["hi"], statistic=None,
+                             p_value=None, probability=None))
+        pm = self.permutation
+        if pm is not None:
+            recs.append(dict(analysis=f"sign-flip permutation ({pm.method})", tests=pm.tests, estimate=pm.statistic,
+                             sd=None, lo=None, hi=None, statistic=pm.statistic, p_value=pm.p_value, probability=None))
+        mc = self.mcnemar
+        recs.append(dict(analysis=mc.method, tests=mc.tests, estimate=None, sd=None, lo=None, hi=None,
+                         statistic=mc.statistic, p_value=mc.p_value, probability=None))
+        if self.t_test is not None:
+            t = self.t_test
+            recs.append(dict(analysis="paired t-test", tests=t.tests, estimate=None, sd=None, lo=t.lo, hi=t.hi,
+                             statistic=t.statistic, p_value=t.p_value, probability=None))
+        if self.wilcoxon is not None:
+            w = self.wilcoxon
+            recs.append(dict(analysis="Wilcoxon signed-rank", tests=w.tests, estimate=None, sd=None, lo=None,
+                             hi=None, statistic=w.statistic, p_value=w.p_value, probability=None))
+        if self.miller is not None:
+            m = self.miller
+            recs.append(dict(analysis="Miller paired SE", tests=f"{self.metric} difference", estimate=m["delta"],
+                             sd=m["se_paired"], lo=m["lo"], hi=m["hi"], statistic=None, p_value=None,
+                             probability=None))
+        if self.effect_size is not None:
+            recs.append(dict(analysis="effect size (Cohen's d_z)", tests=f"{self.metric} difference",
+                             estimate=self.effect_size["cohens_dz"], sd=None, lo=None, hi=None, statistic=None,
+                             p_value=None, probability=None))
+        return recs
 
     def _rows(self) -> list[tuple[str, str, str, str]]:
         """(analysis, estimate, interval, p / probability) rows of the summary table."""
-        a, b = self.names
         lv = f"{self.delta.level:.0%}"
 
         def f(x, d=4):
@@ -400,8 +295,10 @@ class Comparison:
         def pv(x):
             return "-" if x is None else (f"{x:.2g}" if x < 0.001 else f"{x:.4f}")
 
-        rows = [(f"Bayesian {self.metric} {a} - {b} ({self.delta.scope})", f"{self.delta.mean:+.4f} (sd {self.delta.sd:.4f})",
-                 f"[{self.delta.lo:+.4f}, {self.delta.hi:+.4f}] {lv} {self.delta.interval}", f"P(A>B) = {self.p_a_better:.4f}")]
+        d = self.delta
+        rows = [(f"Bayesian {self.metric} {self.names[0]} - {self.names[1]} ({d.scope})",
+                 f"{d.mean:+.4f} (sd {d.sd:.4f})", f"[{d.lo:+.4f}, {d.hi:+.4f}] {lv} {d.interval}",
+                 f"P(A>B) = {self.p_a_better:.4f}")]
         if self.rope is not None:
             r = self.rope
             rows.append((f"ROPE [{r['lo']:+g}, {r['hi']:+g}]", "-", "-",
@@ -443,27 +340,24 @@ class Comparison:
 
     def summary(self) -> str:
         """A plain-language verdict followed by a table of every analysis."""
-        rows = self._rows()
-        table = text_table(["analysis", "estimate", "interval", "p / probability"], rows)
+        table = text_table(_COLUMNS, self._rows())
         notes = "".join(f"\nnote: {n}" for n in self.notes)
         return self._headline() + "\n\n" + table + notes
 
-    def __repr__(self) -> str:
-        return self.summary()
-
     def to_frame(self):
-        """One row per analysis (pandas DataFrame)."""
+        """One numeric row per analysis (pandas DataFrame): analysis, tests, estimate, sd, lo, hi, statistic,
+        p_value, probability; formatted text is in :meth:`summary`."""
         import pandas as pd
 
-        return pd.DataFrame(self._rows(), columns=["analysis", "estimate", "interval", "p / probability"])
+        return pd.DataFrame.from_records(self._records())
 
     def _repr_html_(self) -> str:
-        table = html_table(["analysis", "estimate", "interval", "p / probability"], self._rows())
-        return f"<p>{html.escape(self._headline())}</p>{table}"
+        return f"<p>{html.escape(self._headline())}</p>{html_table(_COLUMNS, self._rows())}"
 
 
-# ----------------------------------------------------------------------------- the front door
-def _rope(rope: Any) -> tuple[float, float] | None:
+# ----------------------------------------------------------------------------- decisions
+def parse_rope(rope: Any) -> tuple[float, float] | None:
+    """A ROPE half-width ``r`` (-> ``(-r, r)``) or pair ``(lo, hi)``, validated; None passes through."""
     if rope is None:
         return None
     if isinstance(rope, np.ndarray) and rope.ndim == 0:
@@ -481,24 +375,93 @@ def _rope(rope: Any) -> tuple[float, float] | None:
     return lo, hi
 
 
-def _verdict(names, level, p_better, rope_probs) -> str:
-    a, b = names
+def decide(level: float, p_better: float, rope_probs=None) -> str | None:
+    """The decision rule, the one place it lives: ``"A"`` / ``"B"`` when that side is credibly better,
+    ``"equivalent"`` when the ROPE holds ``level`` of the mass, else None.
+
+    Without a ROPE: A when ``P(A > B) >= (1 + level) / 2``, B when ``<= (1 - level) / 2``.  With a
+    ROPE ``(below, inside, above)`` masses: the side whose mass reaches ``level``.
+    """
     if rope_probs is not None:
         below, inside, above = rope_probs
         if above >= level:
-            return f"{a} is better (outside the ROPE)"
+            return "A"
         if below >= level:
-            return f"{b} is better (outside the ROPE)"
-        if inside >= level:
-            return "practically equivalent (inside the ROPE)"
-        return "undecided"
+            return "B"
+        return "equivalent" if inside >= level else None
     if p_better >= (1 + level) / 2:
-        return f"{a} is better"
+        return "A"
     if p_better <= (1 - level) / 2:
-        return f"{b} is better"
-    return "no clear difference"
+        return "B"
+    return None
 
 
+def verdict_text(names, decision: str | None, rope: bool) -> str:
+    """The decision in words, with the models' names."""
+    a, b = names
+    tail = " (outside the ROPE)" if rope else ""
+    if decision == "A":
+        return f"{a} is better{tail}"
+    if decision == "B":
+        return f"{b} is better{tail}"
+    if decision == "equivalent":
+        return "practically equivalent (inside the ROPE)"
+    return "undecided" if rope else "no clear difference"
+
+
+# ----------------------------------------------------------------------------- the Bayesian difference
+def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: int, rng: np.random.Generator,
+                      xa=None, xb=None) -> tuple[Delta, np.ndarray, list]:
+    r"""Posterior of ``theta_A - theta_B`` from the two models' posteriors: ``(Delta, draws, notes)``.
+
+    Population scope: the Dirichlet-process posterior over questions of the paired per-question
+    unbiased scores ``xa``, ``xb`` (:func:`~bayeseval.comparison.joint.dp_bootstrap`); where
+    ``k > n`` leaves no unbiased score, the Bayesian bootstrap over each model's per-question
+    posterior (conservative).  Benchmark scope: the two independent posteriors.
+    """
+    notes = []
+    if scope == "population" and xa is not None and xb is not None:
+        # Dirichlet-process posterior over questions of the paired per-question unbiased scores:
+        # E[x_Ai - x_Bi | p] = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps
+        # the pairing exactly; one prior pseudo-question, the same for both models, keeps a handful
+        # of one-sided differences from looking certain
+        side_a = Side(pa, "A")
+        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), side_a.c, base_measure(pa), draws, rng)
+        mean = float(m_[0] - m_[1])
+        sd = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
+        dx = x[:, 0] - x[:, 1]
+        basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question) "
+                 "of the paired per-question scores")
+    elif scope == "population":
+        sides = [Side(pa, "A"), Side(pb, "B")]
+        mean, sd = population_moments(sides, [1.0, -1.0])
+        x = population_draws(sides, draws, rng)
+        dx = x[:, 0] - x[:, 1]
+        basis = "Bayesian bootstrap over questions of each question's posterior (independent per model)"
+        notes.append("k > n for some question, so the population difference uses each model's per-question "
+                     "posterior, which ignores the correlation of A and B within a question (conservative)")
+    else:
+        ma, sa = pa.moments("benchmark")
+        mb, sb = pb.moments("benchmark")
+        mean, sd = ma - mb, math.hypot(sa, sb)
+        r1, r2 = rng.spawn(2)
+        dx = pa.draws("benchmark", draws, r1) - pb.draws("benchmark", draws, r2)
+        basis = "difference of the two models' independent posteriors over these questions"
+    if method == "normal":
+        z = float(ndtri(0.5 + level / 2))
+        lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
+        lo, hi = max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
+    else:
+        lo, hi = interval_from_draws(dx, level, method)
+    return Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis), dx, notes
+
+
+def p_better(dx: np.ndarray) -> float:
+    """``P(A > B)`` from draws of the difference, ties counted half."""
+    return float(np.mean(dx > 0) + 0.5 * np.mean(dx == 0))
+
+
+# ----------------------------------------------------------------------------- the front door
 def compare(
     A: Any,
     B: Any,
@@ -559,20 +522,20 @@ def compare(
     per-question unbiased scores and ``Y = g(q)``, ``q ~ Beta(prior)`` (uniform under the
     hierarchical prior) for each model; see :func:`bayeseval.comparison.joint.dp_bootstrap`.
     """
-    scope = _check_choice(scope, "scope", SCOPES)
-    method = _check_choice(interval, "interval", METHODS)
-    collapse = _check_choice(collapse, "collapse", COLLAPSE)
+    scope = check_choice(scope, "scope", SCOPES)
+    method = check_choice(interval, "interval", METHODS)
+    collapse = check_choice(collapse, "collapse", COLLAPSE)
     level = V.confidence(level, "level")
     draws = V.integer(draws, "draws", minimum=100)
     resamples = V.integer(resamples, "resamples", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
-    rope_lh = _rope(rope)
+    rope_lh = parse_rope(rope)
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(x, str) for x in names)
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     names = tuple(names)
-    ca = _as_counts(A, names[0], missing, ragged)
-    cb = _as_counts(B, names[1], missing, ragged)
+    ca = as_counts(A, names[0], missing, ragged)
+    cb = as_counts(B, names[1], missing, ragged)
     if not ca.is_binary or not cb.is_binary:
         raise ValueError("compare needs 0/1 outcomes for both models (categorical outcomes are not supported yet)")
     first_a, first_b = _first_trials(A), _first_trials(B)
@@ -581,53 +544,21 @@ def compare(
         first_b = first_b[order]
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
     pa, pb = build(ca, metric, **kw), build(cb, metric, **kw)
-    side_a, side_b = Side(pa, names[0]), Side(pb, names[1])
+    Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
     rng = np.random.default_rng(seed)
     rng_bayes, rng_boot, rng_perm = rng.spawn(3)
 
-    # Bayesian difference
-    notes = []
     xa, xb = question_scores(pa), question_scores(pb)
-    if scope == "population" and xa is not None and xb is not None:
-        # Dirichlet-process posterior over questions of the paired per-question unbiased scores:
-        # E[x_Ai - x_Bi | p] = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps
-        # the pairing exactly; one prior pseudo-question, the same for both models, keeps a handful
-        # of one-sided differences from looking certain
-        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), side_a.c, base_measure(pa), draws, rng_bayes)
-        mean = float(m_[0] - m_[1])
-        sd = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
-        dx = x[:, 0] - x[:, 1]
-        basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question) "
-                 "of the paired per-question scores")
-    elif scope == "population":
-        mean, sd = population_moments([side_a, side_b], [1.0, -1.0])
-        x = population_draws([side_a, side_b], draws, rng_bayes)
-        dx = x[:, 0] - x[:, 1]
-        basis = "Bayesian bootstrap over questions of each question's posterior (independent per model)"
-        notes.append("k > n for some question, so the population difference uses each model's per-question "
-                     "posterior, which ignores the correlation of A and B within a question (conservative)")
-    else:
-        ma, sa = pa.moments("benchmark")
-        mb, sb = pb.moments("benchmark")
-        mean, sd = ma - mb, math.hypot(sa, sb)
-        r1, r2 = rng_bayes.spawn(2)
-        dx = pa.draws("benchmark", draws, r1) - pb.draws("benchmark", draws, r2)
-        basis = "difference of the two models' independent posteriors over these questions"
-    if method == "normal":
-        z = float(ndtri(0.5 + level / 2))
-        lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
-        lo, hi = max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
-    else:
-        lo, hi = interval_from_draws(dx, level, method)
-    p_better = float(np.mean(dx > 0) + 0.5 * np.mean(dx == 0))
-    rope_out = None
-    rope_probs = None
+    delta, dx, notes = paired_difference(pa, pb, scope=scope, method=method, level=level, draws=draws,
+                                         rng=rng_bayes, xa=xa, xb=xb)
+    p_ab = p_better(dx)
+    rope_out = rope_probs = None
     if rope_lh is not None:
         rope_probs = (float(np.mean(dx < rope_lh[0])), float(np.mean((dx >= rope_lh[0]) & (dx <= rope_lh[1]))),
                       float(np.mean(dx > rope_lh[1])))
         rope_out = {"lo": rope_lh[0], "hi": rope_lh[1], "below": rope_probs[0], "inside": rope_probs[1],
                     "above": rope_probs[2]}
-    delta = Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis)
+    decision = decide(level, p_ab, rope_probs)
 
     # per-model estimates (same scope, prior and seed), from the posteriors built above
     est = {name: summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=name)
@@ -641,210 +572,32 @@ def compare(
     else:
         d = xa - xb
         M = d.size
-        boot = paired_bootstrap(d, resamples=resamples, level=level, rng=rng_boot)
-        perm = sign_flip_test(d, resamples=resamples, rng=rng_perm)
-        sd_d = float(d.std(ddof=1)) if M > 1 else 0.0
-        z = float(ndtri(0.5 + level / 2))
+        what = f"mean per-question {pa.spec.label} difference = 0"
+        boot = paired_bootstrap(d, resamples=resamples, level=level, rng=rng_boot, tests=what)
+        perm = sign_flip_test(d, resamples=resamples, rng=rng_perm, tests=what)
         if M > 1:
+            sd_d = float(d.std(ddof=1))
+            z = float(ndtri(0.5 + level / 2))
             se = sd_d / math.sqrt(M)
             se_a = float(xa.std(ddof=1)) / math.sqrt(M)
             se_b = float(xb.std(ddof=1)) / math.sqrt(M)
             corr = float(np.corrcoef(xa, xb)[0, 1]) if xa.std() > 0 and xb.std() > 0 else None
             miller = {"delta": float(d.mean()), "se_paired": se, "se_unpaired": math.hypot(se_a, se_b),
                       "lo": float(d.mean()) - z * se, "hi": float(d.mean()) + z * se, "correlation": corr}
-            tq = float(stats.t.ppf(0.5 + level / 2, M - 1))
-            if sd_d > 0:
-                t = float(d.mean()) / se
-                ttest = {"statistic": t, "df": M - 1, "p_value": float(2 * stats.t.sf(abs(t), M - 1)),
-                         "lo": float(d.mean()) - tq * se, "hi": float(d.mean()) + tq * se}
+            ttest = paired_t_test(d, level=level, tests=what)
+            if ttest is not None:
                 effect = {"cohens_dz": float(d.mean()) / sd_d}
             else:
                 notes.append("every question has the same difference; the t-test and effect size are undefined")
-            if np.any(d != 0):
-                w = stats.wilcoxon(d, zero_method="wilcox")
-                wil = {"statistic": float(w.statistic), "p_value": float(w.pvalue), "zero_method": "wilcox"}
-            else:
-                wil = {"statistic": 0.0, "p_value": 1.0, "zero_method": "wilcox"}
+            wil = wilcoxon_test(d, tests=f"per-question {pa.spec.label} differences symmetric about 0")
     mc = mcnemar_tests(ca, cb, first_a, first_b, collapse)
     return Comparison(
         names=names, metric=pa.spec.label, M=ca.M, N=(_n_label(ca), _n_label(cb)), estimates=est, delta=delta,
-        p_a_better=p_better, rope=rope_out, verdict=_verdict(names, level, p_better, rope_probs), bootstrap=boot,
+        p_a_better=p_ab, rope=rope_out, verdict=verdict_text(names, decision, rope_lh is not None), bootstrap=boot,
         permutation=perm, mcnemar=mc, t_test=ttest, wilcoxon=wil, miller=miller, effect_size=effect, seed=seed,
-        notes=tuple(notes), _draws=dx,
+        notes=tuple(notes), decision=decision, _draws=dx,
     )
 
 
 def _n_label(c: Counts):
     return int(c.n[0]) if not c.ragged else f"{int(c.n.min())}-{int(c.n.max())}"
-
-
-# ----------------------------------------------------------------------------- many models
-@dataclass(frozen=True, eq=False)
-class Ranking:
-    """Result of :func:`compare_all`: scores, rank probabilities and every pairwise comparison."""
-
-    metric: str
-    scope: str
-    level: float
-    models: list  # sorted by score, best first
-    scores: dict  # name -> Estimate
-    rank_probs: np.ndarray  # (K, K): row = model (in ``models`` order), column = rank 1..K
-    expected_rank: dict
-    p_best: dict
-    pairs: list  # dicts: a, b, delta, lo, hi, p_a_better, p_value, p_holm, p_bh
-    test: str
-    seed: int
-
-    def table(self) -> list[tuple]:
-        rows = []
-        for m in self.models:
-            e = self.scores[m]
-            rows.append((m, "-" if e.value is None else f"{e.value:.4f}", f"{e.mean:.4f}",
-                         f"[{e.lo:.4f}, {e.hi:.4f}]", f"{self.p_best[m]:.3f}", f"{self.expected_rank[m]:.2f}"))
-        return rows
-
-    def pair_table(self) -> list[tuple]:
-        return [(p["a"], p["b"], f"{p['delta']:+.4f}", f"[{p['lo']:+.4f}, {p['hi']:+.4f}]", f"{p['p_a_better']:.3f}",
-                 f"{p['p_value']:.4g}", f"{p['p_holm']:.4g}", f"{p['p_bh']:.4g}") for p in self.pairs]
-
-    _HEAD = ("model", "value", "mean", "interval", "P(best)", "E[rank]")
-    _PAIR_HEAD = ("A", "B", "A - B", "interval", "P(A>B)", "p", "p Holm", "p BH")
-
-    def summary(self) -> str:
-        head = (f"{self.metric}, {self.scope} scope, {self.level:.0%} intervals; p-values: {self.test} test, "
-                "adjusted for all pairs (Holm; Benjamini-Hochberg)")
-        return "\n\n".join([head, text_table(self._HEAD, self.table()), text_table(self._PAIR_HEAD, self.pair_table())])
-
-    def __repr__(self) -> str:
-        return self.summary()
-
-    def _repr_html_(self) -> str:
-        return html_table(self._HEAD, self.table()) + html_table(self._PAIR_HEAD, self.pair_table())
-
-    def to_frame(self):
-        """Models sorted by score with P(best), expected rank and P(rank = r) columns."""
-        import pandas as pd
-
-        df = pd.DataFrame.from_records([self.scores[m].to_dict() for m in self.models])
-        df["p_best"] = [self.p_best[m] for m in self.models]
-        df["expected_rank"] = [self.expected_rank[m] for m in self.models]
-        for r in range(len(self.models)):
-            df[f"p_rank_{r + 1}"] = self.rank_probs[:, r]
-        return df
-
-    def pairs_frame(self):
-        import pandas as pd
-
-        return pd.DataFrame.from_records(self.pairs)
-
-    def to_dict(self) -> dict:
-        return {
-            "metric": self.metric, "scope": self.scope, "level": self.level, "test": self.test, "seed": self.seed,
-            "models": [{**self.scores[m].to_dict(), "p_best": self.p_best[m], "expected_rank": self.expected_rank[m],
-                        "p_rank": self.rank_probs[i].tolist()} for i, m in enumerate(self.models)],
-            "pairs": [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in p.items()}
-                      for p in self.pairs],
-        }
-
-
-def _model_dict(models: Any) -> dict:
-    if isinstance(models, dict):
-        out = dict(models)
-    elif hasattr(models, "names") and hasattr(models, "counts"):
-        out = {name: models.counts(name) for name in models.names()}
-    else:
-        raise V.InputTypeError(f"models must be a dict name -> outcomes or an outcome file, got {V.describe(models)}")
-    if len(out) < 2:
-        raise ValueError(f"compare_all needs at least two models, got {len(out)}")
-    if not all(isinstance(k, str) for k in out):
-        raise V.InputTypeError("model names must be strings")
-    return out
-
-
-def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, level: float = 0.95,
-                seed: int | None = None, prior: Any = None, alpha0: Any = None, beta0: Any = None,
-                test: str = "permutation", draws: int = DEFAULT_DRAWS, resamples: int = DEFAULT_RESAMPLES,
-                missing: Any = None, ragged: bool = False, **metric_params) -> Ranking:
-    """Every pair of models compared, p-values adjusted (Holm, Benjamini-Hochberg), and rank probabilities.
-
-    ``models``: dict name -> outcomes (same questions; matched by id when
-    every model has ids) or an outcome file.  ``test``: which p-value is
-    adjusted, "permutation" (sign-flip, the default) or "bootstrap".  Rank
-    probabilities come from joint posterior draws of all models' scores: in
-    the population scope one Bayesian bootstrap over questions with shared
-    weights (so question difficulty is shared), in the benchmark scope the
-    models' independent posteriors.  Tied draws are split at random (equally
-    in expectation).
-
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(3)
-    >>> p = rng.beta(2, 2, 300)
-    >>> R = {f"m{j}": (rng.random((300, 2)) < np.clip(p + 0.06 * j, 0, 1)[:, None]).astype(int) for j in range(3)}
-    >>> rk = compare_all(R, seed=1)
-    >>> rk.models, rk.p_best["m2"] > rk.p_best["m1"] > rk.p_best["m0"]
-    (['m2', 'm1', 'm0'], True)
-    """
-    from statsmodels.stats.multitest import multipletests
-
-
-    test = _check_choice(test, "test", ("permutation", "bootstrap"))
-    scope = _check_choice(scope, "scope", SCOPES)
-    level = V.confidence(level, "level")
-    seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
-    draws = V.integer(draws, "draws", minimum=100)
-    raw = _model_dict(models)
-    names = list(raw)
-    counts = {k: _as_counts(v, k, missing, ragged) for k, v in raw.items()}
-    base = counts[names[0]]
-    for k in names[1:]:
-        counts[k], _ = align(base, counts[k], (names[0], k))
-    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
-    posts = {k: build(c, metric, **kw) for k, c in counts.items()}
-    scores = {k: summarise(posts[k], scope=scope, method=DEFAULT_INTERVAL, level=level, draws=draws, seed=seed,
-                           model=k) for k in names}
-    rng = np.random.default_rng(seed)
-    r_joint, r_pairs = rng.spawn(2)
-    X = [question_scores(posts[k]) for k in names]
-    sides = [Side(posts[k], k) for k in names]
-    if scope == "population" and all(x is not None for x in X):
-        _, _, joint = dp_bootstrap(np.column_stack(X), sides[0].c, base_measure(posts[names[0]]), draws, r_joint)
-    elif scope == "population":
-        joint = population_draws(sides, draws, r_joint)
-    else:
-        joint = np.column_stack([posts[k].draws("benchmark", draws, r) for k, r in zip(names, r_joint.spawn(len(names)))])
-    K = len(names)
-    order = np.lexsort((r_joint.random(joint.shape), -joint), axis=1)  # ties split at random
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(1, K + 1)[None, :].repeat(joint.shape[0], 0), axis=1)
-    probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, K + 1)], axis=1)  # (K models, K ranks)
-    pairs = []
-    for i in range(K):
-        for j in range(i + 1, K):
-            a, b = names[i], names[j]
-            c = compare(counts[a], counts[b], metric=posts[a].spec, scope=scope, level=level, prior=prior,
-                        alpha0=alpha0, beta0=beta0, seed=int(r_pairs.integers(2**31)), draws=draws,
-                        resamples=resamples, names=(a, b))
-            src = c.permutation if test == "permutation" else c.bootstrap
-            pairs.append({"a": a, "b": b, "delta": c.delta.mean, "lo": c.delta.lo, "hi": c.delta.hi,
-                          "p_a_better": c.p_a_better, "p_value": None if src is None else src["p_value"]})
-    pv = np.array([p["p_value"] if p["p_value"] is not None else np.nan for p in pairs])
-    ok = np.isfinite(pv)
-    holm = np.full(pv.size, np.nan)
-    bh = np.full(pv.size, np.nan)
-    if ok.any():
-        holm[ok] = multipletests(pv[ok], method="holm")[1]
-        bh[ok] = multipletests(pv[ok], method="fdr_bh")[1]
-    for p, h, q in zip(pairs, holm, bh):
-        p["p_holm"], p["p_bh"] = (float(h), float(q)) if math.isfinite(h) else (None, None)
-
-    def key(k):
-        e = scores[k]
-        return -(e.value if e.value is not None else e.mean)
-
-    sorted_names = sorted(names, key=key)
-    idx = [names.index(k) for k in sorted_names]
-    return Ranking(
-        metric=posts[names[0]].spec.label, scope=scope, level=level, models=sorted_names, scores=scores,
-        rank_probs=probs[idx], expected_rank={k: float(ranks[:, names.index(k)].mean()) for k in names},
-        p_best={k: float(probs[names.index(k), 0]) for k in names}, pairs=pairs, test=test, seed=seed,
-    )

@@ -177,7 +177,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
 
     Works on 0/1 outcomes with at least two trials per question (metric: the mean score, avg).
     """
-    from .paired import _as_counts, align
+    from .paired import as_counts, align
 
     alpha = V.confidence(alpha, "alpha")
     power = V.confidence(power, "power")
@@ -186,7 +186,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         delta = V.real(delta, "delta")
         if delta == 0:
             raise ValueError("delta must be non-zero")
-    ca = _as_counts(A, "A", missing, ragged)
+    ca = as_counts(A, "A", missing, ragged)
     if not ca.is_binary:
         raise ValueError("plan needs 0/1 outcomes")
     xa, wa = _components(ca)
@@ -198,7 +198,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         N = int(ca.n[0]) if not ca.ragged else f"{int(ca.n.min())}-{int(ca.n.max())}"
         paired = False
     else:
-        cb = _as_counts(B, "B", missing, ragged)
+        cb = as_counts(B, "B", missing, ragged)
         if not cb.is_binary:
             raise ValueError("plan needs 0/1 outcomes")
         cb, _ = align(ca, cb)

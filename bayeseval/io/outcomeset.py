@@ -59,6 +59,7 @@ class Run:
     weights: np.ndarray | None = None
     reported: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    _counted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         at = f"run {self.dataset}/{self.model}"
@@ -97,20 +98,34 @@ class Run:
 
     def counts(self, str_ids: bool = False) -> Counts:
         """Per-question counts with the question ids attached (missing trials dropped); ``str_ids``
-        turns the ids into strings, so runs from files that spell ids as 7 and "7" pair up."""
+        turns the ids into strings, so runs from files that spell ids as 7 and "7" pair up.
+
+        Counted once per run (and ``str_ids``): later calls return the same :class:`Counts`, so a
+        population fit cached on it serves every metric.
+        """
+        key = bool(str_ids)
+        if key in self._counted:
+            counts, note = self._counted[key]
+            if note:
+                warnings.warn(note, stacklevel=2)
+            return counts
         K = None if self.weights is None else len(self.weights)
         ids = [str(i) for i in self.ids] if str_ids else list(self.ids)
         matrix = self.matrix
         empty = self.n == 0
+        note = None
         if empty.any():  # a question whose every trial failed carries no information: leave it out, loudly
             shown = [ids[i] for i in np.flatnonzero(empty)[:5]]
-            warnings.warn(f"{self.dataset}/{self.model}: {int(empty.sum())} question(s) have no observed trial "
-                          f"and are left out: {shown}{' ...' if empty.sum() > 5 else ''}", stacklevel=2)
+            note = (f"{self.dataset}/{self.model}: {int(empty.sum())} question(s) have no observed trial "
+                    f"and are left out: {shown}{' ...' if empty.sum() > 5 else ''}")
+            warnings.warn(note, stacklevel=2)
             keep = np.flatnonzero(~empty)
             if keep.size == 0:
                 raise ValueError(f"{self.dataset}/{self.model}: no question has an observed trial")
             matrix, ids = matrix[keep], [ids[i] for i in keep]
-        return to_counts(matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
+        counts = to_counts(matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
+        self._counted[key] = (counts, note)
+        return counts
 
     def __repr__(self) -> str:
         n = self.n

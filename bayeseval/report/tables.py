@@ -281,7 +281,12 @@ def delta_columns(comparisons: Any, baseline: Any, adjust: str, test: str, g: Gr
                 cells[p["a"]] = (p["delta"], p["lo"], p["hi"], p["p_value"], p[key])
             else:
                 cells[p["b"]] = (-p["delta"], -p["hi"], -p["lo"], p["p_value"], p[key])
-        family = "" if adjust == "none" else _family(len(rk.pairs), "pair", "all ")
+        missing = [m for m in rk.models if m != baseline and m not in cells]
+        if missing:
+            raise ValueError(f"the Ranking has no pair of {baseline!r} with {missing} (it tested its "
+                             f"{getattr(rk, 'pair_set', 'adjacent')} pairs); rank with compare_all(..., pairs='all') "
+                             f"or pairs=[(model, {baseline!r}), ...]")
+        family = "" if adjust == "none" else _family(len(rk.pairs), "pair", "all " if rk.pair_set == "all" else "")
         note = (f"Δ = model − {baseline} on {rk.metric}: posterior mean [{level_label(rk.level)} credible interval], "
                 f"{rk.scope} scope; p: {rk.test} test, {_ADJUST_LONG[adjust]}{family}.")
         return [DeltaColumn(rk.metric, baseline, cells, note, adjust)]
@@ -325,15 +330,10 @@ def _adjusted(raw: list, adjust: str) -> list:
     """Holm / Benjamini-Hochberg adjustment of the defined p-values (statsmodels' multipletests)."""
     if adjust == "none":
         return list(raw)
-    from statsmodels.stats.multitest import multipletests
+    from ..comparison.paired_tests import adjust as adjust_p
 
-    idx = [i for i, p in enumerate(raw) if p is not None]
-    out = [None] * len(raw)
-    if idx:
-        adj = multipletests([raw[i] for i in idx], method="holm" if adjust == "holm" else "fdr_bh")[1]
-        for i, p in zip(idx, adj):
-            out[i] = float(p)
-    return out
+    method = "holm" if adjust == "holm" else "fdr_bh"
+    return [float(p) if p is not None else None for p in adjust_p(raw, (method,))[method]]
 
 
 # ----------------------------------------------------------------------------- the human table

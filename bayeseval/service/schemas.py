@@ -273,12 +273,14 @@ class CompareRequest(_Stats):
 
 
 class RankRequest(_Stats):
-    """``POST /v1/rank``: every pair compared, adjusted p-values, rank probabilities."""
+    """``POST /v1/rank``: rank probabilities, and the pairs asked compared with adjusted p-values."""
 
     models: Annotated[dict[Name, Outcomes], Field(min_length=2, max_length=LIMITS["rank_models"])]
     metric: MetricItem = "avg"
     resamples: Resamples = 10_000
     test: Literal["permutation", "bootstrap"] = "permutation"
+    pairs: Literal["adjacent", "all"] = Field("adjacent", description="which pairs get a test: neighbours in the "
+                                              "ranking (K - 1 pairs) or all K (K - 1) / 2")
 
 
 class PlanRequest(_Body):

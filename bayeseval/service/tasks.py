@@ -82,6 +82,17 @@ def _field(context: str | None, known: dict | None = None, strip: str | None = N
                            ) from None
 
 
+@contextmanager
+def _metric_field(field: str | None = None):
+    """Input errors of :func:`bayeseval.evaluate` as 422 naming the metric (``metrics[i]``) they came from."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        i = getattr(exc, "metric_index", None)
+        with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
+            raise
+
+
 def _reroot(msg: str, root: str) -> str:
     """``msg`` with the server folder ``root`` removed (paths shown relative to the uploaded zip)."""
     return msg.replace(root + "/", "").replace(root, ".")
@@ -157,15 +168,13 @@ def metrics(req: MetricsRequest) -> dict:
     out, warns = [], []
     with _warnings(warns):
         data = {name: _counts(o, f"models.{name}") for name, o in req.models.items()}
-        for name, counts in data.items():
-            w = req.models[name].weights
-            for i, item in enumerate(req.metrics):
-                metric, params = metric_args(item)
-                with _field(f"metrics[{i}]"):
-                    e = B.estimate(counts, metric, scope=req.scope, interval=req.interval, level=req.level,
-                                   prior=_prior(req.prior), draws=req.draws, seed=req.seed, w=w, model=name,
-                                   **params)
-                out.append(e.to_dict())
+        items = [metric_args(item) for item in req.metrics]
+        for name, counts in data.items():  # counted once above; one population fit per model
+            with _metric_field():
+                ev = B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
+                                interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
+                                seed=req.seed)
+            out += [e.to_dict() for e in ev]
     return clean({"estimates": out, "warnings": warns})
 
 
@@ -196,7 +205,8 @@ def rank(req: RankRequest) -> dict:
                  **{name: "models" for name in models}}
         with _field("metric", known):
             res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
-                                prior=_prior(req.prior), test=req.test, draws=req.draws, resamples=req.resamples,
+                                prior=_prior(req.prior), test=req.test, pairs=req.pairs, draws=req.draws,
+                                resamples=req.resamples,
                                 **params)
     return clean({**res.to_dict(), "warnings": warns})
 
@@ -294,11 +304,10 @@ def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: 
     with _warnings(warns):
         for run in s:
             counts = run.counts()
-            ests = []
-            for name in opts.get("metrics") or _default_metrics(run.reported):
-                with _field("metrics"):
-                    e = B.estimate(counts, name, w=run.weights, model=run.model, **stats)
-                ests.append(dataclasses.replace(e, dataset=run.dataset))
+            with _metric_field("metrics"):
+                ev = B.evaluate({run.model: counts}, opts.get("metrics") or _default_metrics(run.reported),
+                                w=run.weights, **stats)
+            ests = [dataclasses.replace(e, dataset=run.dataset) for e in ev]
             estimates += ests
             runs.append({"dataset": run.dataset, "model": run.model, "M": run.M, "N": _n(counts),
                          "grouping": run.meta.get("grouping"), "grouping_evidence": run.meta.get("grouping_evidence"),

@@ -1,0 +1,329 @@
+r"""Paired tests of two models on the same questions; each returns a :class:`TestResult`.
+
+Every test works on the per-question scores of the two models (the unbiased per-question
+estimates of the metric, so the tests concern the quantity the point estimate reports) or,
+for the McNemar family, on per-trial correctness:
+
+* :func:`paired_bootstrap` -- bootstrap over questions of the mean difference (percentile and
+  BCa intervals, Efron & Tibshirani 1993 ch. 14);
+* :func:`sign_flip_test` -- paired sign-flip permutation test of the mean difference;
+* :func:`paired_t_test`, :func:`wilcoxon_test` -- on the per-question differences;
+* :func:`mcnemar_tests` -- McNemar for one trial per question (exact, mid-p, chi-square with
+  continuity correction; statsmodels) and the clustered McNemar of Durkalski et al. (2003);
+* :func:`adjust` -- Holm and Benjamini-Hochberg adjustment of a family of p-values
+  (statsmodels ``multipletests``), the one place where p-values are adjusted.
+
+>>> import numpy as np
+>>> d = np.array([0.25, 0.5, 0.0, 0.25, -0.25, 0.5, 0.25, 0.0])
+>>> res = sign_flip_test(d, rng=np.random.default_rng(0))
+>>> res.method, round(res.p_value, 4), res["p_value"] == res.p_value
+('exact', 0.1563, True)
+>>> adjust([0.01, 0.04, 0.03])["holm"].round(3).tolist()
+[0.03, 0.06, 0.06]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from scipy.special import ndtr, ndtri
+
+from ..counts import Counts
+
+__all__ = ["TestResult", "paired_bootstrap", "sign_flip_test", "paired_t_test", "wilcoxon_test", "mcnemar_tests",
+           "durkalski", "adjust", "DEFAULT_RESAMPLES", "COLLAPSE"]
+
+COLLAPSE = ("clustered", "first", "majority")
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass(frozen=True, eq=False)
+class TestResult(Mapping):
+    """One paired test: what it tests, its statistic, p-value and (where it has one) interval.
+
+    ``tests`` says in words what the null hypothesis is about (which metric, which
+    per-question quantity).  ``details`` holds the test's own extras (resamples,
+    McNemar variants, the bootstrap's BCa constants).  The result is also a read-only
+    mapping with the same keys as :meth:`to_dict`, so ``res["p_value"]`` works.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    tests: str
+    statistic: float | None
+    p_value: float | None
+    method: str
+    lo: float | None = None
+    hi: float | None = None
+    details: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        out = {"test": self.name, "tests": self.tests, "statistic": self.statistic, "p_value": self.p_value,
+               "method": self.method}
+        if self.lo is not None or self.hi is not None:
+            out.update(lo=self.lo, hi=self.hi)
+        out.update(self.details)
+        return out
+
+    def confidence_interval(self) -> tuple[float, float] | None:
+        """The test's interval for the difference, where it has one."""
+        return None if self.lo is None else (self.lo, self.hi)
+
+    def summary(self) -> str:
+        p = "-" if self.p_value is None else f"{self.p_value:.4g}"
+        ci = "" if self.lo is None else f", interval [{self.lo:+.4f}, {self.hi:+.4f}]"
+        return f"{self.name} ({self.method}): tests {self.tests}; statistic {self.statistic}, p = {p}{ci}"
+
+    def __getitem__(self, key):
+        return self.to_dict()[key]
+
+    def __iter__(self):
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(self.summary())}</p>"
+
+
+def _distinct(d: np.ndarray):
+    v, f = np.unique(d, return_counts=True)
+    return v, f
+
+
+def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level: float = 0.95,
+                     rng: np.random.Generator, tests: str = "mean per-question difference = 0") -> TestResult:
+    r"""Bootstrap over questions of the mean per-question difference ``d``.
+
+    Resampling M questions with replacement is a multinomial draw of how often
+    each distinct value of ``d`` appears, so each resample costs one
+    multinomial over the ``U`` distinct values (or, when most values are
+    distinct, one index draw per question).  Intervals: percentile and BCa
+    (bias-corrected and accelerated; the jackknife acceleration of a mean is
+    :math:`a = \sum (d_i - \bar d)^3 / (6 [\sum (d_i - \bar d)^2]^{3/2})`).
+    p-value: two-sided, from the bootstrap distribution shifted to the null,
+    :math:`(1 + \#\{|\hat\delta^*_b - \hat\delta| \ge |\hat\delta|\}) / (B + 1)`.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    M = d.size
+    est = float(d.mean())
+    v, f = _distinct(d)
+    boot = np.empty(resamples)
+    if v.size == 1:
+        boot[:] = v[0]
+    elif v.size <= M // 4:
+        prob = f / M
+        step = max(1, 4_000_000 // v.size)
+        for s in range(0, resamples, step):
+            c = min(step, resamples - s)
+            boot[s : s + c] = rng.multinomial(M, prob, size=c) @ v / M
+    else:
+        step = max(1, 4_000_000 // M)
+        for s in range(0, resamples, step):
+            c = min(step, resamples - s)
+            boot[s : s + c] = d[rng.integers(0, M, size=(c, M))].mean(axis=1)
+    alpha = 1.0 - level
+    pct = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
+    # BCa
+    below = (np.count_nonzero(boot < est) + np.count_nonzero(boot <= est)) / (2.0 * resamples)
+    dev = v - est  # jackknife: theta_(.) - theta_(i) = (d_i - est) / (M - 1); the scale cancels in a
+    den = float(f @ dev**2)
+    if den <= 0 or below <= 0 or below >= 1:
+        bca = (float(pct[0]), float(pct[1])) if den > 0 else (est, est)
+        z0 = a = 0.0
+    else:
+        z0 = float(ndtri(below))
+        a = float(f @ dev**3) / (6.0 * den**1.5)  # Efron & Tibshirani (1993), eq. 14.15
+        zs = ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+        den_a = 1 - a * (z0 + zs)
+        # where 1 - a (z0 + z) <= 0 the BCa map has left its domain: take the extreme quantile
+        adj = np.where(den_a > 0, ndtr(z0 + (z0 + zs) / np.where(den_a > 0, den_a, 1.0)), np.array([0.0, 1.0]))
+        lo, hi = np.quantile(boot, adj)
+        bca = (float(lo), float(hi))
+    p = (1 + np.count_nonzero(np.abs(boot - est) >= abs(est) - 1e-15 * max(1.0, abs(est)))) / (resamples + 1)
+    p_value = (1.0 if est == 0 else None) if v.size == 1 else float(min(1.0, p))
+    # one distinct difference: the bootstrap distribution is a point and says nothing about the null
+    return TestResult("paired bootstrap", tests, est, p_value, "bca", bca[0], bca[1], {
+        "estimate": est, "percentile": {"lo": float(pct[0]), "hi": float(pct[1])}, "bca": {"lo": bca[0], "hi": bca[1]},
+        "resamples": int(resamples), "se": float(boot.std(ddof=1)), "bias_correction": z0, "acceleration": a,
+        "_draws": boot,
+    })
+
+
+def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator,
+                   exact_limit: int = 200_000, tests: str = "mean per-question difference = 0") -> TestResult:
+    r"""Paired sign-flip permutation test of ``mean(d) = 0`` (two-sided).
+
+    Under the null each question's pair can be swapped, flipping the sign of
+    its difference.  Questions with the same value of ``d`` are exchangeable,
+    so a group of ``f`` contributes ``v (2 X - f)`` with ``X ~ Bin(f, 1/2)``.
+    Exact when the flips have at most ``exact_limit`` distinct outcomes
+    (enumerated with binomial probabilities); otherwise Monte Carlo with
+    ``p = (1 + #{|T*| >= |T|}) / (B + 1)``.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    M = d.size
+    t_obs = float(d.sum())
+    v, f = _distinct(d[d != 0])
+    if v.size == 0:
+        return TestResult("sign-flip permutation", tests, 0.0, 1.0, "exact", details={"resamples": 0})
+    tol = 1e-9 * max(1.0, float(np.abs(v) @ f))
+    log_combos = float(np.log(f.astype(np.float64) + 1).sum())
+    if log_combos <= math.log(exact_limit):
+        # distribution of sum_u v_u (2 X_u - f_u): convolve group by group
+        values, probs = np.array([0.0]), np.array([1.0])
+        for vu, fu in zip(v, f):
+            x = np.arange(fu + 1)
+            pv = stats.binom.pmf(x, fu, 0.5)
+            values = (values[:, None] + vu * (2 * x - fu)[None, :]).ravel()
+            probs = (probs[:, None] * pv[None, :]).ravel()
+        p = float(probs[np.abs(values) >= abs(t_obs) - tol].sum())
+        return TestResult("sign-flip permutation", tests, t_obs / M, min(1.0, p), "exact", details={"resamples": 0})
+    T = np.empty(resamples)
+    step = max(1, 4_000_000 // v.size)
+    for s in range(0, resamples, step):
+        c = min(step, resamples - s)
+        T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
+    p = (1 + np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)) / (resamples + 1)
+    return TestResult("sign-flip permutation", tests, t_obs / M, float(min(1.0, p)), "monte carlo",
+                      details={"resamples": int(resamples)})
+
+
+# ----------------------------------------------------------------------------- McNemar
+def _mcnemar_2x2(a: np.ndarray, b: np.ndarray, rule: str) -> dict:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a = a.astype(bool)
+    b = b.astype(bool)
+    table = np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]])
+    n10, n01 = int(table[0, 1]), int(table[1, 0])
+    exact = mcnemar(table, exact=True)
+    n = n10 + n01
+    k = min(n10, n01)
+    # mid-p (Fagerland, Lydersen & Laake 2013): 2 P(X <= k) - P(X = k), capped at 1
+    mid = min(1.0, 2 * float(stats.binom.cdf(k, n, 0.5)) - float(stats.binom.pmf(k, n, 0.5))) if n else 1.0
+    if n and n10 != n01:
+        chi = mcnemar(table, exact=False, correction=True)
+        chi_stat, chi_p = float(chi.statistic), float(chi.pvalue)
+    else:  # no discordant pairs, or b = c: (|b - c| - 1)^2 would be a positive statistic for no difference
+        chi_stat, chi_p = 0.0, 1.0
+    return {
+        "rule": rule, "table": table.tolist(), "a_only": n10, "b_only": n01,
+        "exact": {"statistic": float(exact.statistic), "p_value": float(exact.pvalue)},
+        "mid_p": {"statistic": float(k), "p_value": float(mid)},
+        "chi2_cc": {"statistic": chi_stat, "p_value": chi_p},
+    }
+
+
+def durkalski(pa: np.ndarray, pb: np.ndarray) -> dict:
+    r"""Clustered McNemar (Durkalski et al. 2003, Stat. Med. 22:2417): questions are clusters.
+
+    With matched trials the discordant counts of question ``k`` satisfy
+    ``b_k - c_k = s_Ak - s_Bk`` for any pairing of trials, so the statistic
+    :math:`X^2 = (\sum_k (b_k - c_k))^2 / \sum_k (b_k - c_k)^2 \sim \chi^2_1`
+    needs only the counts.  With different numbers of trials per model the
+    per-question differences of proportions are used (identical when N is equal).
+    """
+    d = pa - pb
+    den = float(d @ d)
+    if den == 0:
+        return {"statistic": 0.0, "p_value": 1.0}
+    x2 = float(d.sum()) ** 2 / den
+    return {"statistic": x2, "p_value": float(stats.chi2.sf(x2, 1))}
+
+
+def mcnemar_tests(ca: Counts, cb: Counts, first_a=None, first_b=None, collapse: str = "clustered") -> TestResult:
+    """McNemar-family tests; the headline follows ``collapse`` (forced to one trial when N = 1).
+
+    They test per-trial correctness (the avg metric: is A right where B is wrong as often as the
+    reverse?), whatever metric the comparison is about; every variant is in ``details["variants"]``.
+    """
+    na, sa = ca.n, ca.successes()
+    nb, sb = cb.n, cb.successes()
+    single = bool((na == 1).all() and (nb == 1).all())
+    variants: dict = {}
+    if single:
+        one = _mcnemar_2x2(sa, sb, "single trial")
+        variants["single"] = one
+        return TestResult("McNemar", MCNEMAR_TESTS, one["exact"]["statistic"], one["exact"]["p_value"],
+                          "exact McNemar on per-trial correctness (one trial per question)",
+                          details={"variants": variants})
+    variants["clustered"] = durkalski(sa / na, sb / nb)
+    # majority: a question counts as correct when strictly more than half its trials are
+    variants["majority"] = _mcnemar_2x2(2 * sa > na, 2 * sb > nb, "majority")
+    if first_a is not None and first_b is not None:
+        variants["first"] = _mcnemar_2x2(first_a, first_b, "first")
+    if collapse == "clustered":
+        c = variants["clustered"]
+        stat, p = c["statistic"], c["p_value"]
+        method = "clustered McNemar on per-trial correctness (Durkalski et al. 2003)"
+    else:
+        if collapse not in variants:
+            raise ValueError("collapse='first' needs the trial order (give matrices or lists of rows, not Counts)")
+        c = variants[collapse]
+        stat, p = c["exact"]["statistic"], c["exact"]["p_value"]
+        method = (f"exact binomial McNemar on the {collapse} trial" if collapse == "first"
+                  else "exact binomial McNemar on majority votes")
+    return TestResult("McNemar", MCNEMAR_TESTS, stat, p, method, details={"variants": variants})
+
+
+MCNEMAR_TESTS = "per-trial correctness (the avg metric): A right where B is wrong as often as the reverse"
+
+
+def paired_t_test(d: np.ndarray, *, level: float = 0.95, tests: str = "mean per-question difference = 0"
+                  ) -> TestResult | None:
+    r"""Paired t-test of ``mean(d) = 0`` with the t interval ``dbar +- t_{M-1} s_d / sqrt(M)``.
+
+    None when ``M < 2`` or every difference is the same (the statistic is undefined).
+    """
+    d = np.asarray(d, dtype=np.float64)
+    M = d.size
+    if M < 2:
+        return None
+    sd_d = float(d.std(ddof=1))
+    if not sd_d > 0:
+        return None
+    se = sd_d / math.sqrt(M)
+    tq = float(stats.t.ppf(0.5 + level / 2, M - 1))
+    t = float(d.mean()) / se
+    return TestResult("paired t-test", tests, t, float(2 * stats.t.sf(abs(t), M - 1)), "Student t",
+                      float(d.mean()) - tq * se, float(d.mean()) + tq * se, {"df": M - 1})
+
+
+def wilcoxon_test(d: np.ndarray, *, tests: str = "per-question differences symmetric about 0") -> TestResult:
+    """Wilcoxon signed-rank test of the per-question differences (zeros dropped, ``zero_method="wilcox"``)."""
+    d = np.asarray(d, dtype=np.float64)
+    if np.any(d != 0):
+        w = stats.wilcoxon(d, zero_method="wilcox")
+        stat, p = float(w.statistic), float(w.pvalue)
+    else:
+        stat, p = 0.0, 1.0
+    return TestResult("Wilcoxon signed-rank", tests, stat, p, "signed-rank", details={"zero_method": "wilcox"})
+
+
+def adjust(p_values, methods=("holm", "fdr_bh")) -> dict:
+    """Adjust a family of p-values (statsmodels ``multipletests``); None / NaN entries stay NaN.
+
+    Returns ``{method: adjusted array}``, e.g. ``adjust(p)["holm"]``.  Holm controls the
+    family-wise error rate; ``"fdr_bh"`` (Benjamini-Hochberg) the false discovery rate.
+    """
+    from statsmodels.stats.multitest import multipletests
+
+    pv = np.array([np.nan if p is None else float(p) for p in p_values], dtype=np.float64)
+    ok = np.isfinite(pv)
+    out = {}
+    for m in methods:
+        adj = np.full(pv.size, np.nan)
+        if ok.any():
+            adj[ok] = multipletests(pv[ok], method=m)[1]
+        out[m] = adj
+    return out

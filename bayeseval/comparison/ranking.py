@@ -1,0 +1,263 @@
+r"""Many models on the same questions: :func:`compare_all` and its :class:`Ranking`.
+
+Each model is counted once and its posterior built once.  Rank probabilities, ``P(best)`` and
+expected ranks come from one joint posterior draw of all models' scores: in the population scope
+the Dirichlet-process posterior over questions with weights shared by every model (so question
+difficulty is shared; :func:`~bayeseval.comparison.joint.dp_bootstrap`), in the benchmark scope
+the models' independent posteriors.  Pairwise decisions run only for the pairs asked: models
+adjacent in the ranking by default (``K - 1`` pairs, so the cost grows linearly in ``K``), every
+pair with ``pairs="all"``, or a list of pairs; each pair's Bayesian difference and p-value are
+exactly those of :func:`~bayeseval.compare` with the pair's seed, and the p-values are adjusted
+over the pairs tested (Holm; Benjamini-Hochberg) by :func:`~bayeseval.comparison.paired_tests.adjust`.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(3)
+>>> p = rng.beta(2, 2, 300)
+>>> R = {f"m{j}": (rng.random((300, 2)) < np.clip(p + 0.06 * j, 0, 1)[:, None]).astype(int) for j in range(3)}
+>>> rk = compare_all(R, seed=1)
+>>> rk.models, rk.p_best["m2"] > rk.p_best["m1"] > rk.p_best["m0"]
+(['m2', 'm1', 'm0'], True)
+>>> [(p["a"], p["b"]) for p in rk.pairs]
+[('m2', 'm1'), ('m1', 'm0')]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .. import validate as V
+from .._protocol import Result, check_choice
+from .._text import html_table, text_table
+from ..posterior import METHODS, SCOPES, build
+from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, summarise
+from .joint import Side, base_measure, dp_bootstrap, population_draws
+from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
+from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test
+
+__all__ = ["compare_all", "Ranking", "PAIRS"]
+
+PAIRS = ("adjacent", "all")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Ranking(Result):
+    """Result of :func:`compare_all`: scores, rank probabilities and the pairwise comparisons asked for.
+
+    ``pairs`` holds one dict per tested pair: ``a``, ``b``, ``delta``, ``lo``, ``hi``,
+    ``p_a_better``, ``decision`` (``"A"``, ``"B"`` or None, as :func:`~bayeseval.compare` decides),
+    ``p_value`` and its adjustments ``p_holm``, ``p_bh`` over the tested pairs.  ``pair_set`` says
+    which pairs were tested ("adjacent", "all" or "custom").
+    """
+
+    metric: str
+    scope: str
+    level: float
+    models: list  # sorted by score, best first
+    scores: dict  # name -> Estimate
+    rank_probs: np.ndarray  # (K, K): row = model (in ``models`` order), column = rank 1..K
+    expected_rank: dict
+    p_best: dict
+    pairs: list
+    test: str
+    seed: int
+    pair_set: str = "adjacent"
+
+    def table(self) -> list[tuple]:
+        rows = []
+        for m in self.models:
+            e = self.scores[m]
+            rows.append((m, "-" if e.value is None else f"{e.value:.4f}", f"{e.mean:.4f}",
+                         f"[{e.lo:.4f}, {e.hi:.4f}]", f"{self.p_best[m]:.3f}", f"{self.expected_rank[m]:.2f}"))
+        return rows
+
+    def pair_table(self) -> list[tuple]:
+        def pv(x):
+            return "-" if x is None else f"{x:.4g}"
+
+        return [(p["a"], p["b"], f"{p['delta']:+.4f}", f"[{p['lo']:+.4f}, {p['hi']:+.4f}]", f"{p['p_a_better']:.3f}",
+                 pv(p["p_value"]), pv(p["p_holm"]), pv(p["p_bh"])) for p in self.pairs]
+
+    _HEAD = ("model", "value", "mean", "interval", "P(best)", "E[rank]")
+    _PAIR_HEAD = ("A", "B", "A - B", "interval", "P(A>B)", "p", "p Holm", "p BH")
+
+    def summary(self) -> str:
+        which = {"adjacent": "adjacent pairs in the ranking", "all": "all pairs"}.get(self.pair_set, "the pairs asked")
+        head = (f"{self.metric}, {self.scope} scope, {self.level:.0%} intervals; p-values: {self.test} test on "
+                f"{which}, adjusted over the {len(self.pairs)} tested (Holm; Benjamini-Hochberg)")
+        return "\n\n".join([head, text_table(self._HEAD, self.table()), text_table(self._PAIR_HEAD, self.pair_table())])
+
+    def _repr_html_(self) -> str:
+        return html_table(self._HEAD, self.table()) + html_table(self._PAIR_HEAD, self.pair_table())
+
+    def confidence_interval(self, level: float | None = None, method: str | None = None, *, model: str | None = None):
+        """Each model's credible interval ``{model: (lo, hi)}``, or one model's ``(lo, hi)`` with ``model=``."""
+        if model is not None:
+            if model not in self.scores:
+                raise KeyError(f"no model {model!r}; models: {self.models}")
+            return self.scores[model].confidence_interval(level, method)
+        return {m: self.scores[m].confidence_interval(level, method) for m in self.models}
+
+    def to_frame(self):
+        """Models sorted by score with P(best), expected rank and P(rank = r) columns (numeric)."""
+        import pandas as pd
+
+        df = pd.DataFrame.from_records([self.scores[m].to_dict() for m in self.models])
+        df["p_best"] = [self.p_best[m] for m in self.models]
+        df["expected_rank"] = [self.expected_rank[m] for m in self.models]
+        for r in range(len(self.models)):
+            df[f"p_rank_{r + 1}"] = self.rank_probs[:, r]
+        return df
+
+    def pairs_frame(self):
+        """The tested pairs, one numeric row each."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.pairs)
+
+    def to_dict(self) -> dict:
+        return {
+            "metric": self.metric, "scope": self.scope, "level": self.level, "test": self.test, "seed": self.seed,
+            "pair_set": self.pair_set,
+            "models": [{**self.scores[m].to_dict(), "p_best": self.p_best[m], "expected_rank": self.expected_rank[m],
+                        "p_rank": self.rank_probs[i].tolist()} for i, m in enumerate(self.models)],
+            "pairs": [{k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in p.items()}
+                      for p in self.pairs],
+        }
+
+
+def model_dict(models: Any, what: str = "compare_all") -> dict:
+    """``{name: outcomes}`` from a dict or an :class:`~bayeseval.io.OutcomeSet` (at least two models)."""
+    if isinstance(models, dict):
+        out = dict(models)
+    elif hasattr(models, "names") and hasattr(models, "counts"):
+        out = {name: models.counts(name) for name in models.names()}
+    else:
+        raise V.InputTypeError(f"models must be a dict name -> outcomes or an outcome file, got {V.describe(models)}")
+    if len(out) < 2:
+        raise ValueError(f"{what} needs at least two models, got {len(out)}")
+    if not all(isinstance(k, str) for k in out):
+        raise V.InputTypeError("model names must be strings")
+    return out
+
+
+def _pair_list(pairs: Any, names: list, ranked: list) -> tuple[list[tuple[int, int]], str]:
+    """The pairs to test as (i, j) indices into ``names`` (presented as ``names[i]`` vs ``names[j]``)."""
+    index = {k: i for i, k in enumerate(names)}
+    if isinstance(pairs, str):
+        kind = check_choice(pairs, "pairs", PAIRS)
+        if kind == "all":
+            return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))], "all"
+        return [(index[a], index[b]) for a, b in zip(ranked, ranked[1:])], "adjacent"
+    try:
+        asked = [tuple(p) for p in pairs]
+    except TypeError:
+        raise V.InputTypeError(f"pairs must be 'adjacent', 'all' or a list of (model, model) pairs, "
+                               f"got {V.describe(pairs)}") from None
+    out = []
+    for p in asked:
+        if len(p) != 2 or p[0] == p[1] or any(x not in index for x in p):
+            raise ValueError(f"pairs: each pair must name two different models of {names}, got {p!r}")
+        out.append((index[p[0]], index[p[1]]))
+    if not out:
+        raise ValueError("pairs must name at least one pair")
+    return out, "custom"
+
+
+def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, interval: str = DEFAULT_INTERVAL,
+                level: float = 0.95, seed: int | None = None, prior: Any = None, alpha0: Any = None,
+                beta0: Any = None, test: str = "permutation", pairs: Any = "adjacent", draws: int = DEFAULT_DRAWS,
+                resamples: int = DEFAULT_RESAMPLES, missing: Any = None, ragged: bool = False,
+                **metric_params) -> Ranking:
+    """Rank models with rank probabilities, and compare the pairs asked with adjusted p-values.
+
+    Parameters
+    ----------
+    models : dict name -> outcomes (same questions; matched by id when every model has ids) or an
+        :class:`~bayeseval.io.OutcomeSet` of one dataset.
+    metric, scope, interval, level, prior, alpha0, beta0, draws, seed, missing, ragged :
+        as in :func:`bayeseval.estimate` (``interval`` applies to the scores and the pair differences).
+    test : which p-value each pair gets and is adjusted: "permutation" (sign-flip, the default) or
+        "bootstrap" (paired bootstrap over questions).
+    pairs : "adjacent" (default: neighbours in the ranking, best first), "all", or a list of
+        ``(a, b)`` model-name pairs.  The adjustment family is the pairs tested.
+    resamples : for the pairwise test.
+
+    Tied draws are split at random (equally in expectation) for rank probabilities.
+    """
+    test = check_choice(test, "test", ("permutation", "bootstrap"))
+    scope = check_choice(scope, "scope", SCOPES)
+    method = check_choice(interval, "interval", METHODS)
+    level = V.confidence(level, "level")
+    seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
+    draws = V.integer(draws, "draws", minimum=100)
+    resamples = V.integer(resamples, "resamples", minimum=100)
+    raw = model_dict(models)
+    names = list(raw)
+    counts = {k: as_counts(v, k, missing, ragged) for k, v in raw.items()}  # each model counted once
+    base = counts[names[0]]
+    for k in names[1:]:
+        counts[k], _ = align(base, counts[k], (names[0], k))
+    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
+    posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once
+    sides = [Side(posts[k], k) for k in names]
+    scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k)
+              for k in names}
+    rng = np.random.default_rng(seed)
+    r_joint, r_pairs = rng.spawn(2)
+    X = [question_scores(posts[k]) for k in names]
+    if scope == "population" and all(x is not None for x in X):
+        _, _, joint = dp_bootstrap(np.column_stack(X), sides[0].c, base_measure(posts[names[0]]), draws, r_joint)
+    elif scope == "population":
+        joint = population_draws(sides, draws, r_joint)
+    else:
+        joint = np.column_stack([posts[k].draws("benchmark", draws, r) for k, r in zip(names, r_joint.spawn(len(names)))])
+    K = len(names)
+    order = np.lexsort((r_joint.random(joint.shape), -joint), axis=1)  # ties split at random
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(1, K + 1)[None, :].repeat(joint.shape[0], 0), axis=1)
+    probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, K + 1)], axis=1)  # (K models, K ranks)
+
+    def key(k):
+        e = scores[k]
+        return -(e.value if e.value is not None else e.mean)
+
+    ranked = sorted(names, key=key)
+    # one seed per pair of the full (i < j) family, drawn in that order, so a pair's numbers do not
+    # depend on which other pairs are tested
+    seeds = [int(r_pairs.integers(2**31)) for _ in range(K * (K - 1) // 2)]
+    wanted, pair_set = _pair_list(pairs, names, ranked)
+    out = []
+    for i, j in wanted:
+        lo_i, hi_j = min(i, j), max(i, j)
+        pair_seed = seeds[lo_i * K - lo_i * (lo_i + 1) // 2 + (hi_j - lo_i - 1)]
+        a, b = names[lo_i], names[hi_j]
+        rb, r_boot, r_perm = np.random.default_rng(pair_seed).spawn(3)
+        delta, dx, _ = paired_difference(posts[a], posts[b], scope=scope, method=method, level=level, draws=draws,
+                                         rng=rb, xa=X[lo_i], xb=X[hi_j])
+        pab = p_better(dx)
+        p = None
+        if X[lo_i] is not None and X[hi_j] is not None:
+            d = X[lo_i] - X[hi_j]
+            res = (sign_flip_test(d, resamples=resamples, rng=r_perm) if test == "permutation"
+                   else paired_bootstrap(d, resamples=resamples, level=level, rng=r_boot))
+            p = res.p_value
+        rec = {"a": a, "b": b, "delta": delta.mean, "lo": delta.lo, "hi": delta.hi, "p_a_better": pab}
+        if (i, j) != (lo_i, hi_j):  # presented the other way round: the same posterior, mirrored
+            rec = {"a": b, "b": a, "delta": -delta.mean, "lo": -delta.hi, "hi": -delta.lo, "p_a_better": 1.0 - pab}
+        rec["decision"] = decide(level, rec["p_a_better"])
+        rec["p_value"] = p
+        out.append(rec)
+    adj = adjust([p["p_value"] for p in out])
+    for p, h, q in zip(out, adj["holm"], adj["fdr_bh"]):
+        p["p_holm"], p["p_bh"] = (float(h), float(q)) if math.isfinite(h) else (None, None)
+    idx = [names.index(k) for k in ranked]
+    return Ranking(
+        metric=posts[names[0]].spec.label, scope=scope, level=level, models=ranked, scores=scores,
+        rank_probs=probs[idx], expected_rank={k: float(ranks[:, names.index(k)].mean()) for k in names},
+        p_best={k: float(probs[names.index(k), 0]) for k in names}, pairs=out, test=test, seed=seed,
+        pair_set=pair_set,
+    )
