@@ -51,6 +51,7 @@ from . import validate as V
 from .counts import to_counts
 from .metrics.engine import bernstein_eval, moments_rows
 from .posterior import build
+from ._protocol import Result
 from ._text import html_table, text_table
 from .targets import parse
 
@@ -185,8 +186,9 @@ def _fmt_rows(rows: list[dict], cols: list[tuple[str, str, str]]) -> list[tuple]
     return out
 
 
-class _Table:
-    """Shared printing for the result types: ``rows`` (dicts) and ``_COLS`` (key, header, format)."""
+class _Table(Result):
+    """Shared printing for the result types (the result protocol): ``rows`` (dicts) and ``_COLS``
+    (key, header, format)."""
 
     rows: list
     _COLS: list

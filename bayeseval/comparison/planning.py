@@ -47,7 +47,8 @@ from scipy.special import ndtri
 
 from .. import validate as V
 from ..counts import Counts
-from .._text import text_table
+from .._protocol import Result
+from .._text import html_table, text_table
 
 __all__ = ["plan", "Plan"]
 
@@ -56,8 +57,12 @@ N_GRID = (1, 2, 4, 8, 16, 32, 64)
 
 
 @dataclass(frozen=True)
-class Plan:
-    """Variance components of a pilot and what they imply for M, N and detectable effects."""
+class Plan(Result):
+    """Variance components of a pilot and what they imply for M, N and detectable effects.
+
+    Follows the result protocol (``summary()``, ``to_dict()``, numeric ``to_frame()``, HTML repr); a
+    plan has interval *widths* (:meth:`interval_width`) rather than an interval of its own.
+    """
 
     paired: bool
     M_pilot: int
@@ -158,6 +163,13 @@ class Plan:
 
     def __repr__(self) -> str:
         return self.summary()
+
+    def _repr_html_(self) -> str:
+        Ns = list(N_GRID)
+        rows = [[f"{M}"] + [f"{self.mde(M, n):.4f}" for n in Ns] for M in M_GRID]
+        return (f"<p>minimum detectable effect (alpha = {self.alpha:g}, power = {self.power:g}); "
+                f"more trials stop paying off near N = {self.trials_enough()}</p>"
+                + html_table(["M \\ N"] + [str(n) for n in Ns], rows))
 
 
 def _components(c: Counts) -> tuple[np.ndarray, np.ndarray]:

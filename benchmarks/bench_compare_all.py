@@ -1,0 +1,56 @@
+"""compare_all at leaderboard scale: K models x 1,000 questions x 4 trials, default output.
+
+Prints, for K = 10, 30, 100, the wall time of ``compare_all`` (each model counted and its
+posterior built once, rank probabilities from one joint draw, tests for the K - 1 adjacent pairs)
+and, for K <= 30, the same with every pair tested (``pairs="all"``, what it did before), plus the
+time per model, so the growth in K is visible.  Run: ``python benchmarks/bench_compare_all.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import bayeseval as be  # noqa: E402
+
+M, N = 1000, 4
+
+
+def models(K: int, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    p = rng.beta(0.6, 0.6, M)  # U-shaped difficulty, as real benchmarks have
+    shift = np.linspace(-0.1, 0.1, K)
+    return {f"m{j:03d}": (rng.random((M, N)) < np.clip(p + shift[j], 0, 1)[:, None]).astype(np.int8)
+            for j in range(K)}
+
+
+def timed(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    rows = []
+    for K in (10, 30, 100):
+        data = models(K)
+        t_adj = timed(lambda: be.compare_all(data, seed=1), repeat=3 if K < 100 else 2)
+        t_all = timed(lambda: be.compare_all(data, seed=1, pairs="all"), repeat=1) if K <= 30 else None
+        rows.append((K, t_adj, t_adj / K, t_all))
+    print(f"compare_all, {M} questions x {N} trials, metric avg, population scope, defaults "
+          f"(best of 2-3 runs, seconds)\n")
+    print("| K models | default (adjacent pairs) | per model | pairs='all' |")
+    print("|---:|---:|---:|---:|")
+    for K, t, per, t_all in rows:
+        print(f"| {K} | {t:.2f} | {per * 1000:.0f} ms | {'-' if t_all is None else f'{t_all:.2f}'} |")
+
+
+if __name__ == "__main__":
+    main()
