@@ -236,7 +236,8 @@ def _ranking(data, args, metric: str):
         raise UsageError("ranking needs at least two models with 0/1 outcomes")
     models = {r.model: r.counts(str_ids) for r in binary}
     return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
-                       resamples=args.resamples, **_metric_params(metric, args))
+                       resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
+                       **_metric_params(metric, args))
 
 
 # --------------------------------------------------------------------------- compare
@@ -549,12 +550,15 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.set_defaults(func=cmd_compare)
 
     rank = _sub(sub, "rank", "rank several models with adjusted pairwise p-values",
-                "Compare every pair of models (Holm and Benjamini-Hochberg adjusted p-values) and give rank "
-                "probabilities, P(best) and expected rank.",
+                "Rank probabilities, P(best) and expected rank of every model, and paired tests (Holm and "
+                "Benjamini-Hochberg adjusted p-values) for the models adjacent in the ranking (--pairs all: "
+                "every pair).",
                 "  bayeseval rank examples/data/tot_game24.json\n  bayeseval rank a.csv b.csv c.csv --metric pass@4")
     _add_input(rank)
     rank.add_argument("--metric", default="avg")
     rank.add_argument("--resamples", type=int, default=10_000)
+    rank.add_argument("--pairs", choices=("adjacent", "all"), default="adjacent",
+                      help="which pairs get a paired test: neighbours in the ranking (default) or all")
     _add_output(rank, ("text", "json"))
     _add_stats(rank, interval=False)
     rank.set_defaults(func=cmd_rank)

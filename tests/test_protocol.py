@@ -92,6 +92,8 @@ def test_labels_name_models_the_same_way_everywhere():
     assert ev.models == ["x", "y"]
     with pytest.raises(ValueError, match="labels"):
         be.evaluate([A, B], ["avg"], labels=["x"])
+    c = be.compare(A, B, labels=("new", "old"), resamples=200)
+    assert c.names == ("new", "old") and set(c.estimates) == {"new", "old"}
     with pytest.raises(TypeError, match="labels"):
         be.estimate(A, labels=3)
 

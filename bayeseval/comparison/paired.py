@@ -481,6 +481,7 @@ def compare(
     names: tuple = ("A", "B"),
     missing: Any = None,
     ragged: bool = False,
+    labels: Any = None,
     **metric_params,
 ) -> Comparison:
     r"""Compare two models' outcomes on the same questions.
@@ -506,6 +507,7 @@ def compare(
         needs matrices or lists of rows) or
         "majority" (strict majority vote per question); all available
         variants are reported under ``mcnemar["variants"]``.
+    names, labels : the two models' names (``labels=`` is the name shared with the other entry points).
     missing, ragged : passed to :func:`bayeseval.to_counts` for both models
         (e.g. ``missing=np.nan`` for unobserved trials, ``ragged=True`` for
         lists of rows of different lengths).
@@ -530,6 +532,8 @@ def compare(
     resamples = V.integer(resamples, "resamples", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
     rope_lh = parse_rope(rope)
+    if labels is not None:  # the argument name shared with estimate / evaluate / compare_all
+        names = labels
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(x, str) for x in names)
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
