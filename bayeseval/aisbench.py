@@ -29,6 +29,7 @@ All functions return fractions in [0, 1] (AISBench prints percentages).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,36 @@ from .counts import to_counts
 from .metrics import coefficients as coef
 from .metrics.engine import Bernstein
 
-__all__ = ["pass_at_k", "cons_at_k", "avg_at_n", "accuracy_n_runs_average", "hard_outcomes"]
+__all__ = ["pass_at_k", "cons_at_k", "avg_at_n", "accuracy_n_runs_average", "hard_outcomes", "metric_name",
+           "reported_names"]
+
+_AIS_METRIC = re.compile(r"^(avg|pass|cons)@(\d+)$")
+
+
+def metric_name(reported: str) -> str | None:
+    """The bayeseval metric of a name AISBench reports (``avg@3`` -> ``avg@n``, ``accuracy`` -> ``avg``,
+    ``pass@3`` / ``cons@3`` as they are); None for a name that is not a metric.
+
+    >>> [metric_name(k) for k in ("avg@3", "accuracy", "cons@3", "version")]
+    ['avg@n', 'avg', 'cons@3', None]
+    """
+    key = str(reported).strip().lower()
+    m = _AIS_METRIC.match(key)
+    if m:
+        return "avg@n" if m.group(1) == "avg" else key
+    return "avg" if key == "accuracy" else None
+
+
+def reported_names(metric: str, n: int) -> list[str]:
+    """The names under which AISBench (or OpenCompass) may report a bayeseval metric with ``n`` replicas.
+
+    >>> reported_names("avg", 3)
+    ['avg', 'avg@3', 'accuracy (3 runs average)', 'accuracy']
+    """
+    out = [metric]
+    if str(metric).lower().replace(" ", "") in ("avg", "avg@n"):
+        out += [f"avg@{n}", f"accuracy ({n} runs average)", "accuracy"]
+    return out
 
 
 def _soft(S: Any, name: str = "scores") -> np.ndarray:

@@ -750,11 +750,10 @@ def reported_value(run, *names: str):
     """
     table = {_key(k): v for k, v in run.reported.items()}
     n = int(run.n.max()) if run.M else 0
+    from ..aisbench import reported_names
+
     for name in names:
-        candidates = [name]
-        if _key(name) in ("avg", "avg@n"):
-            candidates += [f"avg@{n}", f"accuracy ({n} runs average)", "accuracy"]
-        for c in candidates:
+        for c in reported_names(name, n):
             if _key(c) in table:
                 return table[_key(c)]
         g = re.fullmatch(r"g-pass@(\d+)\(tau=([\d.]+)\)", _key(name))

@@ -223,15 +223,13 @@ def plan(req: PlanRequest) -> dict:
 
 
 # ----------------------------------------------------------------------------- AISBench upload
-_AIS_METRIC = re.compile(r"^(avg|pass|cons)@(\d+)$")
-
-
 def _default_metrics(reported: dict) -> list[str]:
     """The metrics AISBench reported, as bayeseval names (``avg@3`` -> ``avg@n``, ``accuracy`` -> ``avg``)."""
+    from ..aisbench import metric_name
+
     out = []
     for key in reported:
-        m = _AIS_METRIC.match(key)
-        name = ("avg@n" if m.group(1) == "avg" else key) if m else ("avg" if key == "accuracy" else None)
+        name = metric_name(key)
         if name and name not in out:
             out.append(name)
     return out or ["avg"]
