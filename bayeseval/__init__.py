@@ -18,7 +18,7 @@ from here too, for drop-in use.
 from .results import Estimate, Evaluation, estimate, evaluate
 from .comparison import Comparison, Plan, Ranking, compare, compare_all, plan
 from .counts import Counts, to_counts
-from .validate import InputTypeError
+from .validate import LIMITS, InputTypeError, set_limits
 from .metrics.bulk import all_metrics
 from .metrics.engine import Bernstein
 from .scorio import *  # noqa: F401,F403 - the scorio.eval surface, for drop-in use
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "estimate", "evaluate", "compare", "compare_all", "plan", "load", "to_counts",
     "Estimate", "Evaluation", "Comparison", "Ranking", "Plan", "Counts",
-    "all_metrics", "Bernstein", "InputTypeError", "__version__",
+    "all_metrics", "Bernstein", "InputTypeError", "set_limits", "LIMITS", "__version__",
     *_scorio_all,
 ]
 

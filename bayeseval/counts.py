@@ -43,6 +43,7 @@ from . import validate as V
 __all__ = ["Counts", "to_counts"]
 
 _LOC_LIMIT = 5
+SPARSE_ABOVE = 16  # more categories than this, and at most a quarter present: counted over those present
 MAX_CATEGORIES = 1001  # categories 0..1000: rubric grades, partial-credit levels; larger values are not categories
 
 
@@ -88,7 +89,7 @@ class Counts:
         other length is refused.
     """
 
-    __slots__ = ("table", "ids", "fixed_categories", "_n", "_cache")
+    __slots__ = ("_table", "ids", "fixed_categories", "_n", "_cache", "_sparse")
 
     def __init__(self, table: np.ndarray, ids: Any = None, fixed_categories: bool = False,
                  *, _trusted_n: np.ndarray | None = None):
@@ -107,11 +108,40 @@ class Counts:
                 f"every question needs at least one observed trial; "
                 f"question(s) {_list(empty, ids)} have none (drop them first)"
             )
-        self.table = _readonly(table)
+        self._table = _readonly(table)
+        self._sparse = None
         self.ids = _check_ids(ids, table.shape[0])
         self.fixed_categories = bool(fixed_categories)
         self._n = _readonly(n)
         self._cache: dict = {}
+
+    @classmethod
+    def _from_present(cls, table: np.ndarray, codes: np.ndarray, K: int, ids: Any, fixed: bool,
+                      n: np.ndarray) -> "Counts":
+        """Counts kept over the categories present only: ``table[:, j]`` counts category ``codes[j]`` of
+        ``K`` (memory M x present, not M x K, when a few large category values occur)."""
+        out = cls(table, ids=ids, fixed_categories=fixed, _trusted_n=n)
+        out._sparse = (_readonly(np.asarray(codes, dtype=np.int64)), int(K))
+        return out
+
+    @property
+    def table(self) -> np.ndarray:
+        """The (M, C+1) count table (built on first use when only the categories present are stored)."""
+        if self._sparse is None:
+            return self._table
+        if "dense" not in self._cache:
+            codes, K = self._sparse
+            dense = np.zeros((self._table.shape[0], K), dtype=np.int64)
+            dense[:, codes] = self._table
+            self._cache["dense"] = _readonly(dense)
+        return self._cache["dense"]
+
+    def present(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(table over the categories that occur, their category codes)``; no M x (C+1) table is built."""
+        if self._sparse is not None:
+            return self._table, self._sparse[0]
+        used = np.flatnonzero(self._table.any(axis=0))
+        return self._table[:, used], used
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -189,12 +219,12 @@ class Counts:
 
     @property
     def M(self) -> int:
-        return int(self.table.shape[0])
+        return int(self._table.shape[0])
 
     @property
     def K(self) -> int:
         """Number of categories, ``C + 1``."""
-        return int(self.table.shape[1])
+        return int(self._table.shape[1]) if self._sparse is None else self._sparse[1]
 
     @property
     def C(self) -> int:
@@ -212,7 +242,11 @@ class Counts:
     @property
     def is_binary(self) -> bool:
         if "binary" not in self._cache:
-            self._cache["binary"] = self.K == 2 or not self.table[:, 2:].any()
+            if self._sparse is not None:
+                codes = self._sparse[0]
+                self._cache["binary"] = self.K == 2 or not self._table[:, codes >= 2].any()
+            else:
+                self._cache["binary"] = self.K == 2 or not self._table[:, 2:].any()
         return self._cache["binary"]
 
     def __repr__(self) -> str:
@@ -224,24 +258,24 @@ class Counts:
     def successes(self, metric: str = "this metric") -> np.ndarray:
         """Correct trials per question; refuses non-binary outcomes."""
         if not self.is_binary:
-            cats = np.flatnonzero(self.table[:, 2:].any(axis=0)) + 2
+            _, codes = self.present()
+            cats = codes[codes >= 2]
             raise ValueError(
                 f"R must be binary (0/1) for {metric}; it has categories up to {int(cats.max())}. "
                 "Threshold it first (e.g. R >= 1) or use a categorical metric with weights w."
             )
-        return self.table[:, 1]
+        if self._sparse is not None:
+            codes = self._sparse[0]
+            hit = np.flatnonzero(codes == 1)
+            return self._table[:, hit[0]] if hit.size else np.zeros(self.M, dtype=np.int64)
+        return self._table[:, 1]
 
-    def table_for(self, w: Any, name: str = "w") -> tuple[np.ndarray, np.ndarray]:
-        """The count table matched to a weight vector ``w`` of length ``C+1``.
-
-        ``w`` is never padded or truncated: it must name a weight for every
-        observed category, and, when the number of categories was fixed
-        explicitly, have exactly that many entries.
-        """
+    def check_weights(self, w: Any, name: str = "w") -> np.ndarray:
+        """``w`` validated against the categories (as :meth:`table_for`), without building a table."""
         w = V.weights(w, name)
-        if w.size < self.K:
-            used = np.flatnonzero(self.table.any(axis=0))
-            top = int(used.max())
+        if w.size != self.K:
+            _, codes = self.present()
+            top = int(codes.max()) if codes.size else 0
             if top >= w.size:
                 raise ValueError(
                     f"{name} has {w.size} entries (categories 0..{w.size - 1}) but the outcomes use "
@@ -251,14 +285,21 @@ class Counts:
                 raise ValueError(
                     f"{name} has {w.size} entries but the outcomes were declared with {self.K} "
                     f"categories (0..{self.C}); w must have exactly {self.K} entries"
+                    + (" (never truncated)" if w.size > self.K else "")
                 )
+        return w
+
+    def table_for(self, w: Any, name: str = "w") -> tuple[np.ndarray, np.ndarray]:
+        """The count table matched to a weight vector ``w`` of length ``C+1``.
+
+        ``w`` is never padded or truncated: it must name a weight for every
+        observed category, and, when the number of categories was fixed
+        explicitly, have exactly that many entries.
+        """
+        w = self.check_weights(w, name)
+        if w.size < self.K:
             return self.table[:, : w.size], w
         if w.size > self.K:
-            if self.fixed_categories:
-                raise ValueError(
-                    f"{name} has {w.size} entries but the outcomes were declared with {self.K} "
-                    f"categories (0..{self.C}); w must have exactly {self.K} entries (never truncated)"
-                )
             return np.pad(self.table, ((0, 0), (0, w.size - self.K))), w
         return self.table, w
 
@@ -298,8 +339,11 @@ class Counts:
     def take(self, index: Any) -> "Counts":
         """The questions at ``index`` (positions), in that order, with their ids."""
         idx = np.asarray(index, dtype=np.int64)
-        return Counts(self.table[idx], None if self.ids is None else self.ids[idx], self.fixed_categories,
-                      _trusted_n=_readonly(self._n[idx]))
+        ids = None if self.ids is None else self.ids[idx]
+        if self._sparse is not None:
+            return Counts._from_present(self._table[idx], self._sparse[0], self._sparse[1], ids,
+                                        self.fixed_categories, _readonly(self._n[idx]))
+        return Counts(self._table[idx], ids, self.fixed_categories, _trusted_n=_readonly(self._n[idx]))
 
     def distinct_rows(self):
         """Distinct rows of the count table: ``(rows (U, K), freq (U,))``.
@@ -312,7 +356,12 @@ class Counts:
                 n_u, s_u, freq, _ = self.binary_states()
                 rows = np.column_stack([n_u - s_u, s_u])
             else:
-                rows, freq = distinct_rows(self.table, self._n)
+                part, codes = self.present() if self._sparse is not None else (self._table, None)
+                rows, freq = distinct_rows(part, self._n)
+                if codes is not None:  # back to all categories, for the few distinct rows only
+                    full = np.zeros((rows.shape[0], self.K), dtype=np.int64)
+                    full[:, codes] = rows
+                    rows, freq = _dense_order(full, freq, self._n, part)
             self._cache["rows"] = (_readonly(rows), _readonly(np.asarray(freq, dtype=np.float64)))
         return self._cache["rows"]
 
@@ -379,6 +428,22 @@ def distinct_rows(table: np.ndarray, totals: np.ndarray | None = None):
     if same_total:
         rows[:, 0] = int(totals[0]) - row_sums(rows[:, 1:])
     return rows, freq
+
+
+def _dense_order(rows: np.ndarray, freq: np.ndarray, totals: np.ndarray, part: np.ndarray):
+    """Distinct rows (of all categories) in the order :func:`distinct_rows` gives for the full table, so
+    that counting only the categories present changes no draw: lexicographic from the first key column
+    where the full table's key would overflow 62 bits, else by its mixed-radix key (last column first)."""
+    K = rows.shape[1]
+    same_total = bool(totals.min() == totals.max())
+    first = 1 if same_total else 0
+    top = (int(totals[0]) if same_total else int(part.max())) + 1
+    cols = rows[:, first:]
+    if (K - first) * np.log2(max(top, 2)) < 62:
+        order = np.lexsort(cols.T)  # the last column is the most significant digit of the key
+    else:
+        order = np.lexsort(cols.T[::-1])  # np.unique(axis=0): the first column is the most significant
+    return rows[order], np.asarray(freq)[order]
 
 
 def _list(index: np.ndarray, ids: Any) -> str:
@@ -482,6 +547,8 @@ def to_counts(
         m = np.ma.getmaskarray(arr)
         arr = np.asarray(arr.data)
         mask = m if mask is None else (m | _as_mask(mask, arr.shape))
+    if isinstance(arr, np.ndarray) and not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))  # big-endian input: read in native byte order (a copy)
     if arr.ndim == 1:
         arr = arr.reshape(1, -1)
         if mask is not None:
@@ -521,10 +588,12 @@ def to_counts(
         K_fixed = 2
     if missing_mask is None and kind in "biu":
         table = _count_integer_fast(arr, name, K_fixed)
-        n = np.full(M, N, dtype=np.int64)
     else:
         table = _count_general(arr, name, K_fixed, missing_mask)
-        n = row_sums(table)
+    if isinstance(table, tuple):  # many categories, few of them present: keep those only
+        part, codes, K = table
+        return Counts._from_present(part, codes, K, ids, fixed, row_sums(part))
+    n = np.full(M, N, dtype=np.int64) if missing_mask is None and kind in "biu" else row_sums(table)
     return Counts(table, ids=ids, fixed_categories=fixed, _trusted_n=n)
 
 
@@ -733,6 +802,17 @@ def _count_general(arr: np.ndarray, name: str, K_fixed: int | None, missing_mask
         table[:, 0] = N - s
         table[:, 1] = s
         return table
+    if K > SPARSE_ABOVE:
+        # count over the categories present (memory M x present, never M x (largest value + 1))
+        present = np.unique(vals if observed is None else vals[observed]).astype(np.int64)
+        if present.size * 4 <= K:
+            codes = np.searchsorted(present, vals).astype(np.int64)
+            rows = np.broadcast_to(np.arange(M, dtype=np.int64)[:, None] * present.size, (M, N))
+            flat = rows + codes
+            if observed is not None:
+                flat = flat[observed]
+            P = present.size
+            return np.bincount(flat.ravel(), minlength=M * P).reshape(M, P), present, K
     rows = np.broadcast_to(np.arange(M, dtype=np.int64)[:, None] * K, (M, N))
     flat = (rows + vals.astype(np.int64))
     if observed is not None:

@@ -102,7 +102,8 @@ def parse(metric: Any, **params) -> MetricSpec:
     if metric is None:
         raise V.InputTypeError("metric must be a name such as 'avg' or 'pass@8', or a payoff vector")
     if not isinstance(metric, str):
-        c = V.vector(metric, "metric (payoff vector)", min_length=2)
+        c = V.bounded(V.vector(metric, "metric (payoff vector)", min_length=2), "metric (payoff vector)")
+        V.integer(c.size - 1, "k")  # the payoff's degree is its k, under the same cap
         if params:
             raise ValueError(f"a payoff-vector metric takes no parameters, got {sorted(params)}")
         return MetricSpec("custom", {"k": c.size - 1}, "bernstein", c)

@@ -21,6 +21,8 @@ import numpy as np
 
 __all__ = [
     "InputTypeError",
+    "LIMITS",
+    "set_limits",
     "integer",
     "real",
     "confidence",
@@ -29,12 +31,41 @@ __all__ = [
     "bounds",
     "vector",
     "weights",
+    "bounded",
     "describe",
 ]
 
 
 class InputTypeError(TypeError, ValueError):
     """An argument has the wrong type (also a ``ValueError`` for scorio compatibility)."""
+
+
+# Caps on the sizes a call may ask for, so that time and memory stay bounded by what an answer needs.
+# Checked wherever an argument of that name is validated; raise one with set_limits(k=50_000).
+LIMITS = {
+    "k": 20_000,  # samples per question in a metric (the posterior is O(k^2): about 1 s at the cap)
+    "draws": 1_000_000,  # posterior draws behind an exact / hdi interval
+    "n": 1_000_000,  # posterior draws asked of Estimate.draws / to_inference_data
+    "resamples": 1_000_000,  # bootstrap / permutation resamples
+    "magnitude": 1e15,  # |payoff entries| (category weights are rescaled, so any finite ones work)
+}
+
+
+def set_limits(**caps: Any) -> dict:
+    """Change the library's size caps (``k``, ``draws``, ``n``, ``resamples``, ``magnitude``); returns the
+    previous values, so ``set_limits(**old)`` restores them.
+
+    >>> old = set_limits(k=30_000)
+    >>> LIMITS["k"], set_limits(**old)["k"], LIMITS["k"]
+    (30000, 30000, 20000)
+    """
+    unknown = set(caps) - set(LIMITS)
+    if unknown:
+        raise ValueError(f"unknown limit(s) {sorted(unknown)}; the caps are {sorted(LIMITS)}")
+    old = {k: LIMITS[k] for k in caps}
+    for key, value in caps.items():
+        LIMITS[key] = real(value, key, lo=1.0) if key == "magnitude" else integer(value, key, minimum=1, capped=False)
+    return old
 
 
 def describe(value: Any) -> str:
@@ -49,8 +80,9 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def integer(value: Any, name: str, *, minimum: int | None = None) -> int:
-    """Return ``value`` as a Python int; bools, floats and strings are refused.
+def integer(value: Any, name: str, *, minimum: int | None = None, capped: bool = True) -> int:
+    """Return ``value`` as a Python int; bools, floats and strings are refused.  Arguments named in
+    :data:`LIMITS` (``k``, ``draws``, ``resamples``, ...) must also be at most their cap.
 
     >>> integer(3, "k")
     3
@@ -61,6 +93,10 @@ def integer(value: Any, name: str, *, minimum: int | None = None) -> int:
     result = int(value)
     if minimum is not None and result < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {result}")
+    cap = LIMITS.get(name) if capped else None
+    if cap is not None and result > cap:
+        raise ValueError(f"{name} = {result:,} is above the cap of {int(cap):,} "
+                         f"(raise it with bayeseval.set_limits({name}=...))")
     return result
 
 
@@ -151,6 +187,17 @@ def vector(value: Any, name: str, *, min_length: int = 1) -> np.ndarray:
     if bad.size:
         raise ValueError(f"{name} must be finite; entry {int(bad[0])} is {float(array[bad[0]])!r}")
     array.setflags(write=False)
+    return array
+
+
+def bounded(array: np.ndarray, name: str) -> np.ndarray:
+    """``array`` (finite) if every entry has magnitude at most ``LIMITS["magnitude"]``: larger payoffs or
+    weights overflow a variance (their squares pass 1e308) instead of giving a number."""
+    big = np.flatnonzero(np.abs(array) > LIMITS["magnitude"])
+    if big.size:
+        raise ValueError(f"{name} entries must have magnitude <= {LIMITS['magnitude']:g} (rescale them; "
+                         f"bayeseval.set_limits(magnitude=...) raises the cap); entry {int(big[0])} is "
+                         f"{float(array[big[0]])!r}")
     return array
 
 

@@ -89,11 +89,9 @@ class Plan(Result):
         return self.z * self.se(M, N)
 
     def questions_needed(self, delta: float, N: int) -> int:
-        """Questions needed to detect ``delta`` with N trials per question."""
-        delta = V.real(delta, "delta")
+        """Questions needed to detect ``delta`` with N trials per question: ``ceil(z^2 (s_b^2 + s_w^2 / N) / delta^2)``."""
+        delta = _delta(delta)
         N = V.integer(N, "N", minimum=1)
-        if delta == 0:
-            raise ValueError("delta must be non-zero")
         return int(math.ceil(self.z**2 * (self.sigma_b2 + self.sigma_w2 / N) / delta**2))
 
     def within_share(self, N: int) -> float:
@@ -195,9 +193,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     power = V.confidence(power, "power")
     level = V.confidence(level, "level")
     if delta is not None:
-        delta = V.real(delta, "delta")
-        if delta == 0:
-            raise ValueError("delta must be non-zero")
+        delta = _delta(delta)
     ca = as_counts(A, "A", missing, ragged)
     if not ca.is_binary:
         raise ValueError("plan needs 0/1 outcomes")
@@ -220,4 +216,24 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         paired = True
     sigma_b2 = max(float(x.var(ddof=1)) - float(w_over_n.mean()), 0.0)
     sigma_w2 = float(w.mean())
+    if sigma_b2 + sigma_w2 <= 0:
+        what = ("A and B agree on every trial of every question" if paired
+                else "every question has the same fraction correct and no within-question variation")
+        raise ValueError(f"plan needs a pilot with some variation: {what} (e.g. all correct), so every standard "
+                         "error, detectable effect and sample size would be 0; run a pilot on questions of mixed "
+                         "difficulty")
     return Plan(paired, M, N, sigma_b2, sigma_w2, alpha, power, level, delta)
+
+
+DELTA_RANGE = (1e-9, 1.0)
+
+
+def _delta(delta: Any) -> float:
+    """The difference to detect, a fraction: ``1e-9 <= |delta| <= 1`` (5 points is ``0.05``)."""
+    delta = V.real(delta, "delta")
+    if abs(delta) > DELTA_RANGE[1]:
+        hint = f" (for {delta:g} percentage points pass delta={delta / 100:g})" if abs(delta) <= 100 else ""
+        raise ValueError(f"delta is a difference of scores in [0, 1], so |delta| <= 1; got {delta:g}{hint}")
+    if abs(delta) < DELTA_RANGE[0]:
+        raise ValueError(f"delta must be non-zero and |delta| >= {DELTA_RANGE[0]:g}, got {delta!r}")
+    return delta

@@ -132,10 +132,11 @@ class _Rows:
 
 def posterior_rows(counts: Counts, w: Any, R0: Any) -> "_Rows":
     """Distinct rows of ``nu = n + n0 + 1`` with their frequencies (cached per ``w`` when R0 is None)."""
-    table, w = counts.table_for(w)
     if R0 is not None:
+        table, w = counts.table_for(w)
         rows, freq = distinct_rows(table + prior_table(R0, counts, w.size))
         return _Rows(rows + 1.0, freq.astype(np.float64), w)
+    w = counts.check_weights(w)  # no table is built: the distinct rows below are all that is needed
     key = ("dirichlet", w.tobytes())
     cache = counts.cache()
     prepared = cache.get(key)

@@ -118,7 +118,7 @@ def spectrum(weights, k: int, name: str = "weights") -> np.ndarray:
         return _uniform_spectrum(k)
     if isinstance(weights, np.ndarray) and weights is mg_spectrum_weights(k):
         return _mg_spectrum(k)
-    w = V.vector(weights, name)
+    w = V.bounded(V.vector(weights, name), name)
     if w.size != k:
         raise ValueError(f"{name} must have exactly k={k} entries (w_1..w_k), got {w.size}")
     if (w < 0).any():

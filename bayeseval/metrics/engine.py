@@ -334,7 +334,8 @@ class Bernstein:
     __slots__ = ("c", "k", "name")
 
     def __init__(self, c, name: str = "custom"):
-        self.c = V.vector(c, "c", min_length=2)
+        self.c = V.bounded(V.vector(c, "c", min_length=2), "c")
+        V.integer(self.c.size - 1, "k")  # the payoff's degree is its k, under the same cap
         self.k = self.c.size - 1
         self.name = name
 
