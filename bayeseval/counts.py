@@ -43,6 +43,7 @@ from . import validate as V
 __all__ = ["Counts", "to_counts"]
 
 _LOC_LIMIT = 5
+MAX_COUNT = 2**53  # trials per cell of a count table: exact in float64 and int64
 SPARSE_ABOVE = 16  # more categories than this, and at most a quarter present: counted over those present
 MAX_CATEGORIES = 1001  # categories 0..1000: rubric grades, partial-credit levels; larger values are not categories
 
@@ -167,6 +168,10 @@ class Counts:
             bad = np.argwhere(~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0))
             if bad.size:
                 raise ValueError(f"table must hold non-negative integer counts; bad entries at {_where('table', bad)}")
+        if arr.dtype.kind in "fiu" and arr.size and float(np.max(arr)) > MAX_COUNT:
+            big = np.argwhere(arr > MAX_COUNT)
+            raise ValueError(f"table entries must be counts of at most {MAX_COUNT:,} trials; "
+                             f"{_where('table', big)} = {arr[tuple(big[0])].item()!r}")
         elif arr.dtype.kind == "i" and (arr < 0).any():
             raise ValueError(f"table must hold non-negative counts; negative at {_where('table', np.argwhere(arr < 0))}")
         if arr.shape[0] == 0:

@@ -24,6 +24,7 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 from __future__ import annotations
 
 import json
+import re
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
@@ -212,7 +213,17 @@ def estimate(
     if (missing is not None or ragged) and not isinstance(R, Counts) and not _needs_trials(metric, metric_params):
         R = to_counts(R, w, missing=missing, ragged=ragged, name="R")
     post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, **metric_params)
+    _check_replicas(metric, post.counts)
     return summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=model)
+
+
+def _check_replicas(metric: Any, counts: Counts) -> None:
+    """``avg@3`` names 3 replicas per question: refuse outcomes with more (they would all be averaged)."""
+    m = re.fullmatch(r"\s*avg@(\d+)\s*", metric, flags=re.IGNORECASE) if isinstance(metric, str) else None
+    if m and int(m.group(1)) < counts.N:
+        raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but questions have up "
+                         f"to {counts.N} trials; use 'avg' (or 'avg@{counts.N}') for all of them, or keep the "
+                         f"first {int(m.group(1))} trials of each question")
 
 
 def _label(model: Any, labels: Any) -> str | None:

@@ -135,3 +135,15 @@ def test_one_large_category_value_does_not_amplify_memory():
 def test_plan_delta_in_points_names_the_fraction():
     with pytest.raises(ValueError, match=r"delta=0\.05"):
         be.plan(R, delta=5)
+
+
+def test_avg_at_n_with_more_trials_than_named_is_refused():
+    R8 = (np.random.default_rng(2).random((10, 8)) < 0.5).astype(int)
+    with pytest.raises(ValueError, match=r"avg@3.*up to 8 trials"):
+        be.estimate(R8, "avg@3")
+    assert be.estimate(R8, "avg@8").value == be.estimate(R8, "avg").value
+
+
+def test_a_count_too_large_for_exact_arithmetic_is_named():
+    with pytest.raises(ValueError, match=r"at most 9,007,199,254,740,992 trials.*1e\+19"):
+        be.Counts.from_table([[1e19, 1.0]])
