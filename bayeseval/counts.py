@@ -178,7 +178,7 @@ class Counts:
             raise ValueError("table must have at least one question (row), got 0")
         out = cls(arr.astype(np.int64), ids=ids, fixed_categories=True)
         if w is not None:
-            out.table_for(w)
+            out.check_weights(w)
         return out
 
     @classmethod
@@ -518,7 +518,7 @@ def to_counts(
     """
     if isinstance(R, Counts):
         if w is not None:
-            R.table_for(w)
+            R.check_weights(w)
         return R
     if isinstance(ragged, (np.bool_, bool)) is False:
         raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")

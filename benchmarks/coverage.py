@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _common import finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval  # noqa: E402
-from bayeseval.posterior import Posterior, interval_from_draws  # noqa: E402
+from bayeseval.posterior import interval_from_draws, posterior_for  # noqa: E402
 from bayeseval.priors import PriorSpec  # noqa: E402
 from bayeseval.targets import parse  # noqa: E402
 
@@ -103,7 +103,7 @@ def run_cell(args):
             truth = {"benchmark": float(bernstein_eval(cs[m], p).mean()), "population": truth_pop[m]}
             for prior in PRIORS:
                 pspec = PriorSpec("hierarchical") if prior == "hierarchical" else PriorSpec("beta", 1.0, 1.0)
-                post = Posterior(counts, specs[m], pspec)
+                post = posterior_for(counts, specs[m], pspec)
                 for scope in SCOPES:
                     mean, sd = post.moments(scope)
                     z = stats.norm.ppf(0.5 + LEVEL / 2)

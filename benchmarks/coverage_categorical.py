@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 from _common import finish, run_cells  # noqa: E402
 from bayeseval.counts import Counts  # noqa: E402
-from bayeseval.posterior import Posterior, interval_from_draws  # noqa: E402
+from bayeseval.posterior import interval_from_draws, posterior_for  # noqa: E402
 from bayeseval.priors import PriorSpec  # noqa: E402
 from bayeseval.targets import parse  # noqa: E402
 
@@ -90,7 +90,7 @@ def run_cell(args):
         counts = Counts.from_table(table, W)
         truth = {"benchmark": float((p @ W).mean()), "population": truth_pop}
         for prior in PRIORS:
-            post = Posterior(counts, spec, PriorSpec(prior), w=W)
+            post = posterior_for(counts, spec, PriorSpec(prior), w=W)
             for scope in SCOPES:
                 mean, sd = post.moments(scope)
                 ivs = {"normal": (max(mean - z * sd, 0.0), min(mean + z * sd, 1.0)),

@@ -64,24 +64,17 @@ class Side:
         self.n_u, self.s_u = n_u, s_u
         self.inv = np.asarray(inverse(), dtype=np.int64)
         self.M = post.M
-        if post.prior.kind == "hierarchical":
-            self.w = post.hier.w
-            self.mean, self.var = post.mean_gu[..., 0], post.var_gu[..., 0]
-        else:
-            self.w = np.ones(1)
-            self.mean, self.var = post.mean_u[None, :, 0], post.var_u[None, :, 0]
+        self.w, self.mean, self.var = post.state_moments()  # per hyperparameter grid point and count state
         self.c = post.C[:, 0]
 
     def hyper(self, rng: np.random.Generator, n: int):
-        """Per draw: the grid point (for tabulated moments) and jittered Beta parameters (hierarchical only)."""
-        if self.post.prior.kind == "hierarchical":
-            return self.post.hier.sample(rng, n)
-        return np.zeros(n, dtype=np.int64), None, None
+        """Per draw: the grid point (for tabulated moments) and jittered Beta parameters (pooled priors only)."""
+        return self.post.sample_hyper(rng, n)
 
     def sample(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
         """``(c, len(states))`` draws of ``g(p)`` for questions in the given count states."""
         if a is None:
-            table = self.post._atoms()[:, :, 0]
+            table = self.post.atoms()[:, :, 0]
             return table[states[None, :], rng.integers(0, ATOMS, size=(c, states.size))]
         s = self.s_u[states][None, :]
         f = (self.n_u - self.s_u)[states][None, :]
@@ -185,9 +178,7 @@ def bayesian_bootstrap(X: np.ndarray, n: int, rng: np.random.Generator) -> tuple
 
 def base_measure(post: Posterior) -> tuple[float, float]:
     """Beta parameters of the DP base measure: the user's Beta prior, else the uniform Beta(1, 1)."""
-    if post.prior.kind == "beta":
-        return post.prior.alpha0, post.prior.beta0
-    return 1.0, 1.0
+    return post.base_measure()
 
 
 def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int, rng: np.random.Generator,

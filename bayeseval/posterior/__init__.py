@@ -1,5 +1,84 @@
-"""Posteriors of dataset-level metrics: one class per population model behind one interface."""
+"""Posteriors of dataset-level metrics: one class per population model behind one interface.
 
-from .core import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, build, interval_from_draws
+:func:`build` parses the metric and prior, counts the outcomes (a :class:`~bayeseval.Counts` passes
+through), and picks the model's class from :data:`REGISTRY` by the prior's kind.  Adding a
+population model is one subclass of :class:`Posterior` and one line in :data:`REGISTRY`.
+See :mod:`bayeseval.posterior.base` for the two scopes and the three interval methods.
 
-__all__ = ["Posterior", "build", "interval_from_draws", "SCOPES", "METHODS", "EXACT_GROUP", "ATOMS"]
+>>> import numpy as np
+>>> post = build(np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1]]), "pass@2", prior="uniform")
+>>> type(post).__name__, round(post.moments("benchmark")[0], 4)
+('IndependentBeta', 0.7778)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..counts import Counts, to_counts
+from ..priors import PriorSpec, resolve_prior
+from ..targets import MetricSpec, parse
+from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
+from .binary import HierarchicalBetaPosterior, IndependentBeta
+from .categorical import DirichletPosterior, HierarchicalDirichletPosterior
+
+__all__ = ["Posterior", "build", "posterior_for", "REGISTRY", "interval_from_draws", "SCOPES", "METHODS",
+           "EXACT_GROUP", "ATOMS", "IndependentBeta", "HierarchicalBetaPosterior", "DirichletPosterior",
+           "HierarchicalDirichletPosterior"]
+
+# prior kind (PriorSpec.kind) -> the population model's class
+REGISTRY: dict[str, type[Posterior]] = {
+    "beta": IndependentBeta,
+    "hierarchical": HierarchicalBetaPosterior,
+    "dirichlet": DirichletPosterior,
+    "hierarchical-dirichlet": HierarchicalDirichletPosterior,
+}
+
+
+def posterior_for(counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None) -> Posterior:
+    """The posterior of ``spec`` on ``counts`` under ``prior`` (already resolved), from :data:`REGISTRY`."""
+    try:
+        cls = REGISTRY[prior.kind]
+    except KeyError:
+        raise ValueError(f"no population model is registered for prior kind {prior.kind!r}; "
+                         f"known: {sorted(REGISTRY)}") from None
+    return cls(counts, spec, prior, w=w, R0=R0)
+
+
+def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R0=None, **metric_params) -> Posterior:
+    """Parse the metric and prior, count ``R`` once, and build the :class:`Posterior`."""
+    if isinstance(metric, MetricSpec):
+        spec = metric
+    else:
+        spec = parse(metric, **metric_params)
+    w = spec.params.get("w", w)
+    R0 = spec.params.get("R0", R0)
+    if spec.name == "avg@n" and "threshold" in spec.params:
+        from ..aisbench import hard_outcomes
+
+        R = hard_outcomes(R, spec.params["threshold"], name="R")
+    counts = to_counts(R, w)
+    binary_data = w is None and counts.is_binary
+    if spec.name == "bayes":
+        if prior not in (None, "uniform", "dirichlet") or alpha0 is not None or beta0 is not None:
+            raise ValueError("Bayes@N is defined by its Dirichlet(1 + R0) prior; use metric='avg' for other priors")
+        pspec = PriorSpec("dirichlet")
+    elif spec.kind in ("mean", "max") and not binary_data:
+        pspec = resolve_prior(prior, alpha0, beta0, binary=False)
+        if prior is None and spec.kind == "mean" and R0 is None:
+            pspec = PriorSpec("hierarchical-dirichlet")  # avg / avg@n: pooled across questions by default
+        if pspec.kind == "hierarchical-dirichlet" and spec.kind != "mean":
+            raise ValueError(f"prior='hierarchical-dirichlet' supports avg / avg@n; "
+                             f"{spec.label} uses the Dirichlet prior")
+    else:
+        pspec = resolve_prior(prior, alpha0, beta0, binary=True)
+    if spec.kind == "max" and w is None and pspec.kind != "dirichlet":
+        # max@k of 0/1 outcomes is pass@k: computed as such, still labelled as asked
+        spec = MetricSpec("max@k", {"k": spec.k}, "bernstein", parse("pass@k", k=spec.k).coefficients)
+    if pspec.kind == "dirichlet" and spec.kind == "mean" and binary_data and spec.name != "bayes":
+        pspec = PriorSpec("beta", 1.0, 1.0)
+    if R0 is not None and pspec.kind != "dirichlet":
+        raise ValueError("R0 (prior outcomes) applies to the Dirichlet prior of Bayes@N / categorical metrics")
+    if pspec.kind == "dirichlet" and spec.kind in ("bernstein", "geospectrum"):
+        raise ValueError(f"{spec.label} needs binary outcomes and a Beta or hierarchical prior")
+    return posterior_for(counts, spec, pspec, w=w, R0=R0)
