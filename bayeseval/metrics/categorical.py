@@ -186,6 +186,26 @@ def avg_moments(counts: Counts, w: Any) -> tuple[float, float]:
     return P.offset + P.scale * a, P.scale * float(np.sqrt(P.freq @ ((T / n) ** 2 * var)) / M)
 
 
+_DIRECT_TERMS = 1 << 24  # rows x levels x k terms summed directly (log1p); larger: log-factorial differences
+
+
+def _log_ratio_terms(num_gap: np.ndarray, den: np.ndarray, k: int, sign: int) -> np.ndarray | None:
+    """``sum_{i<k} log1p(-gap / (den + sign * i))`` elementwise, or None when it is too large to sum.
+
+    With ``gap = den - x`` this is ``log prod_i (x + sign i) / (den + sign i)``: a rising (``sign = 1``) or
+    falling (``sign = -1``) factorial ratio, accurate when the ratio is close to 1 (rare events), where a
+    difference of two log-factorials of size ``n log n`` loses every digit of ``1 - ratio``.
+    """
+    if num_gap.size * k > _DIRECT_TERMS:
+        return None
+    out = np.zeros(num_gap.shape)
+    step = max(1, _DIRECT_TERMS // max(num_gap.size, 1) // 8)
+    for start in range(0, k, step):
+        i = np.arange(start, min(k, start + step), dtype=np.float64)
+        out += np.log1p(-num_gap[..., None] / (den[..., None] + sign * i)).sum(axis=-1)
+    return out
+
+
 def max_point(counts: Counts, w: Any, k: int) -> float:
     """Unbiased max@k: expected best reward of a random k-subset of each question's trials."""
     counts.require_k_le_n(k, "max@k")
@@ -217,7 +237,17 @@ def max_rows(P: "_Rows", k: int):
     rise1 = G[low_i + k] - lg_low  # log Gamma(x + k) / Gamma(x) at x = nu_{<=l}
     log_m1 = rise1 - (G[tot_i + k] - lg_tot)  # log E[A_l^k]
     log_m2 = G[low_i + 2 * k] - lg_low - G[tot_i + 2 * k] + lg_tot  # log E[A_l^{2k}]
-    mean_q = levels[-1] - np.exp(log_m1) @ delta
+    # E[A_l^j] = prod_{i<j} (x + i) / (T + i) with x = nu_{<=l}, T = nu total: summed as log1p terms where
+    # affordable, so that 1 - E[A^k] (a rare top category) keeps its digits at any number of trials
+    gap = np.broadcast_to(total - lower, lower.shape).astype(np.float64)
+    den = np.broadcast_to(total, lower.shape).astype(np.float64)
+    direct1 = _log_ratio_terms(gap, den, k, 1)
+    if direct1 is not None:
+        log_m1 = direct1
+        log_m2 = _log_ratio_terms(gap, den, 2 * k, 1)
+        rise1 = log_m1 + (G[tot_i + k] - lg_tot)  # keeps rise1[l] - rise1[m] exact to the same order
+    # max@k = r_L - sum_l d_l E[A_l^k] = r_0 + sum_l d_l (1 - E[A_l^k])
+    mean_q = levels[0] + (-np.expm1(log_m1)) @ delta
     # Var = sum_{l,m} d_l d_m Cov(A_l^k, A_m^k).  For l <= m, log E[A_l^k A_m^k]
     # = log E[A_m^{2k}] + log E[B^k] with B ~ Beta(nu_<=l, nu_(l,m]) and
     # log E[B^k] = rise1[l] - rise1[m].  The covariance exp(joint) - exp(ind) is
@@ -245,6 +275,10 @@ def max_row_points(P: "_Rows", k: int) -> np.ndarray:
     G = log_factorial(int(n.max()))
     ok = cum >= k
     cum_k = np.maximum(cum - k, 0)
-    log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
-    p_le = np.where(ok, np.exp(np.where(ok, log_p, 0.0)), 0.0)  # C(cum, k) / C(n, k)
-    return levels[-1] - p_le @ np.diff(levels)
+    # log C(cum, k) / C(n, k) = sum_{i<k} log((cum - i) / (n - i)): log1p terms where affordable
+    nn = np.broadcast_to(n[:, None], cum.shape).astype(np.float64)
+    log_p = _log_ratio_terms(np.where(ok, nn - cum, 0.0), nn, k, -1)
+    if log_p is None:
+        log_p = G[cum] - G[cum_k] - (G[n] - G[n - k])[:, None]
+    one_minus = np.where(ok, -np.expm1(np.where(ok, log_p, 0.0)), 1.0)  # 1 - C(cum, k) / C(n, k)
+    return levels[0] + one_minus @ np.diff(levels)
