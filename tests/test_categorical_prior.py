@@ -102,6 +102,7 @@ def test_posterior_of_s_concentrates_near_the_truth():
         np.testing.assert_allclose(fit.mean_m, m, atol=0.03)
 
 
+@pytest.mark.slow
 def test_dirichlet_approximation_of_m_given_s_matches_importance_sampling():
     """Given s, m | counts ~ Dirichlet(B m_hat): its mean and the sd of m . u against self-normalised importance
     sampling from the exact conditional posterior p(counts | s, m) Dir(m | a0)."""
@@ -174,6 +175,7 @@ def _independent_draws(fit, table, u, n, rng, scope):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ragged", [False, True])
 @pytest.mark.parametrize("scope", ["benchmark", "population"])
 def test_closed_form_moments_equal_independent_monte_carlo(scope, ragged):
@@ -223,6 +225,7 @@ def test_large_count_groups_use_their_normal_limit():
 
 
 # ----------------------------------------------------------------------------- (c) coverage and real data
+@pytest.mark.slow
 def test_population_interval_covers_the_pool_mean():
     rng = np.random.default_rng(2025)
     K, M, N, reps = 10, 50, 5, 200

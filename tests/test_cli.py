@@ -143,6 +143,7 @@ def test_help_shows_examples(capsys, command):
     assert exc.value.code == 0 and "examples:" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_installed_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "bayeseval.cli", "report", GAME24, "--metrics", "pass@100",
                            "--format", "csv"], capture_output=True, text=True, timeout=120)

@@ -117,6 +117,7 @@ def test_few_large_categories_are_counted_over_the_categories_present():
         c.check_weights(np.arange(10.0))
 
 
+@pytest.mark.slow
 def test_one_large_category_value_does_not_amplify_memory():
     """The audit's case: 100,000 x 4 with a single outcome of 1000 took 2.4 GB and 41 s (a dense
     100,000 x 1001 table); counting over the categories present keeps the peak near numpy's own."""

@@ -24,6 +24,8 @@ from scipy.special import bdtr, bdtrc, betaln, logsumexp
 
 import bayeseval as be
 
+pytestmark = pytest.mark.slow
+
 N = 5000
 S_VALUES = [0, 1, 2, 1250, 2499, 2500, 2501, 3777, 4998, 4999, 5000]
 

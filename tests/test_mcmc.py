@@ -17,6 +17,8 @@ import bayeseval as be  # noqa: E402
 from bayeseval import mcmc  # noqa: E402
 from bayeseval.posterior import Posterior, build  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 RNG = np.random.default_rng(2024)
 P = RNG.beta(2, 2, 40)
 R = (RNG.random((40, 4)) < P[:, None]).astype(int)

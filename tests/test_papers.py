@@ -1,7 +1,11 @@
 """papers/: each script recomputes its paper's published numbers from the bundled data."""
 
 import runpy
+
+import pytest
 from pathlib import Path
+
+pytestmark = pytest.mark.slow
 
 PAPERS = Path(__file__).resolve().parents[1] / "papers"
 

@@ -34,11 +34,6 @@ COVERAGE_MD = ROOT / "benchmarks" / "results_coverage.md"
 MODELS = ["gpt-4 IO", "gpt-4 CoT"]
 
 
-@pytest.fixture(scope="module")
-def game24():
-    return read_outcomes(str(DATA))
-
-
 def png_ok(path: Path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 2000

@@ -243,6 +243,7 @@ def _mc_binary(rows, c, a0, b0, rng, n_mc, scope):
 @pytest.mark.parametrize("metric,c,prior", [("pass@3", payoff("pass", 3), "uniform"),
                                             ("maj@3", payoff("maj", 3), (0.5, 2.0)),
                                             ("avg", np.array([0.0, 1.0]), "jeffreys")])
+@pytest.mark.slow
 def test_closed_form_vs_independent_monte_carlo(metric, c, prior, scope):
     a0, b0 = {"uniform": (1.0, 1.0), "jeffreys": (0.5, 0.5)}.get(prior, prior) if isinstance(prior, str) else prior
     rng = np.random.default_rng(2024)
@@ -346,6 +347,7 @@ def test_draws_agree_with_moments_large_groups(scope):
         assert_mc(est.sd, s, se_s, f"{metric} {prior} sd", extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["benchmark", "population"])
 def test_geospectrum_draws_are_the_exact_posterior(scope):
     """Draws of x^lam y^(1-lam) vs an independent Monte Carlo of the blended dataset-level components."""

@@ -451,6 +451,7 @@ def expected_max_given_theta(theta, w, k):
 
 @pytest.mark.parametrize("k, w", [(1, [0.0, 0.5, 1.0]), (2, [0.0, 0.5, 1.0]), (3, [0.2, -1.0, 0.7]),
                                   (5, [1.0, 0.0, 1.0]), (12, [0.0, 0.3, 0.25])])
+@pytest.mark.slow
 def test_max_at_k_ci_three_categories_monte_carlo(k, w):
     R = np.array([[0, 1, 2, 2, 1, 0], [1, 1, 0, 2, 2, 2], [0, 0, 0, 1, 0, 0]])
     R0 = np.array([[2], [0], [1]])

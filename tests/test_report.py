@@ -47,11 +47,6 @@ THREE = {name: (RNG.random((60, 3)) < np.clip(P + shift, 0, 1)[:, None]).astype(
 
 
 @pytest.fixture(scope="module")
-def game24():
-    return read_outcomes(str(DATA))
-
-
-@pytest.fixture(scope="module")
 def ev3():
     return B.evaluate(THREE, ["avg", "pass@2"], seed=3)
 

@@ -36,11 +36,6 @@ W = np.array([0.0, 0.5, 1.0])
 R0 = RNG.integers(0, 3, (10, 2))
 
 
-@pytest.fixture(scope="module")
-def game24():
-    return read_outcomes(str(DATA))
-
-
 # ----------------------------------------------------------------------------- Estimate
 def test_estimate_fields_and_types():
     est = B.estimate(R, "pass@4", scope="benchmark", prior="uniform", interval="exact", level=0.9, model="m")

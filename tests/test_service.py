@@ -34,17 +34,15 @@ from bayeseval.service.testing import running  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "service"
 WORK = DATA / "aisbench_work" / "20260326_151326"
-MAX_BODY = 1_000_000
-MAX_CELLS = 100_000
-TIMEOUT = 5.0
-MAX_UNZIPPED = 16 * 2**20
+from conftest import LIVE  # noqa: E402 - the shared live server's settings
+
+MAX_BODY, MAX_CELLS, TIMEOUT, MAX_UNZIPPED = LIVE["max_body"], LIVE["max_cells"], LIVE["timeout"], LIVE["max_unzipped"]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def url():
-    with running(Settings(workers=2, max_body=MAX_BODY, max_cells=MAX_CELLS, timeout=TIMEOUT,
-                          max_unzipped=MAX_UNZIPPED)) as base:
-        yield base
+def url(live_service):
+    return live_service
 
 
 @pytest.fixture(scope="module")

@@ -23,19 +23,18 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 
-from bayeseval.service.settings import Settings  # noqa: E402
-from bayeseval.service.testing import running  # noqa: E402
 
 EXAMPLES = 60  # generated requests per operation and mode
 OPERATIONS = [("POST", "/v1/metrics"), ("POST", "/v1/compare"), ("POST", "/v1/rank"), ("POST", "/v1/plan"),
               ("POST", "/v1/aisbench"), ("GET", "/v1/catalog"), ("GET", "/healthz")]
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
-def service_url():
-    with running(Settings(workers=2, timeout=3, max_cells=20_000, max_body=512 * 1024,
-                          max_unzipped=8 * 2**20)) as url:
-        yield url
+def service_url(live_service):
+    return live_service
 
 
 @pytest.fixture(scope="module")
