@@ -246,3 +246,28 @@ def test_compare_all_counts_and_fits_each_model_once(spies):
 def test_plan_counts_each_pilot_once(spies):
     be.plan(_binary(8), _binary(9))
     assert spies["to_counts"] == 2
+
+
+def test_cli_report_counts_and_fits_once_per_run_whatever_the_metrics(spies, capsys):
+    from bayeseval.cli import main
+    from conftest import GAME24
+
+    calls = []
+    for metrics in ("avg", "avg,pass@10,pass^10,maj@10,pass@100"):
+        spies.update(to_counts=0, fit_beta=0)
+        assert main(["report", str(GAME24), "--metrics", metrics, "--quiet"]) == 0
+        calls.append((spies["to_counts"], spies["fit_beta"]))
+    capsys.readouterr()
+    assert calls[0] == calls[1]  # five metrics count and fit exactly as often as one
+    assert calls[1][1] == 2  # one hierarchical fit per run (two models)
+
+
+def test_service_metrics_counts_and_fits_once_per_model(spies):
+    pytest.importorskip("fastapi")
+    from bayeseval.service import schemas, tasks
+
+    A, Bm = _binary(30).tolist(), _binary(31).tolist()
+    req = schemas.MetricsRequest(models={"a": {"matrix": A}, "b": {"matrix": Bm}}, metrics=["avg", "pass@2", "pass^2"])
+    out = tasks.metrics(req)
+    assert len(out["estimates"]) == 6
+    assert spies["to_counts"] == 2 and spies["fit_beta"] == 2
