@@ -185,3 +185,14 @@ def test_max_at_k_agrees_with_exact_rationals_on_graded_data():
         subsets = list(combinations(row.tolist(), k))
         total += sum(Fraction(w[max(s)]).limit_denominator() for s in subsets) / len(subsets)
     assert be.max_at_k(G3, k, w) == pytest.approx(float(total / len(G3)), abs=1e-14)
+
+
+def test_a_beta_prior_with_weights_0_1_on_binary_outcomes_is_the_binary_model():
+    """prior=(1, 1) with w=[0, 1] on 0/1 data used to fail with 'needs binary outcomes' (it is binary)."""
+    R2 = np.array([[0, 1, 1], [1, 0, 1]])
+    for kw in ({"prior": (1, 1)}, {"prior": "jeffreys"}, {"alpha0": 2.0}):
+        a = be.estimate(R2, "avg", w=[0, 1], scope="benchmark", interval="normal", **kw)
+        b = be.estimate(R2, "avg", scope="benchmark", interval="normal", **kw)
+        assert (a.mean, a.sd, a.lo, a.hi) == (b.mean, b.sd, b.lo, b.hi)
+    with pytest.raises(ValueError, match=r"Beta prior .* w=\[0\.2, 0\.9\].*dirichlet"):
+        be.estimate(R2, "avg", w=[0.2, 0.9], prior=(1, 1))

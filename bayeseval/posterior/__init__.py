@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import validate as V
 from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
 from ..targets import MetricSpec, parse
@@ -45,6 +46,15 @@ def posterior_for(counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any 
     return cls(counts, spec, prior, w=w, R0=R0)
 
 
+def _beta_prior_asked(prior: Any, alpha0: Any, beta0: Any) -> bool:
+    """Whether the caller asked for a prior of 0/1 outcomes (a Beta pair, Jeffreys, alpha0/beta0, hierarchical)."""
+    if alpha0 is not None or beta0 is not None:
+        return True
+    if isinstance(prior, str):
+        return prior.strip().lower() in ("jeffreys", "hierarchical", "pooled", "beta")
+    return prior is not None and hasattr(prior, "__len__") and len(prior) == 2
+
+
 def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R0=None, **metric_params) -> Posterior:
     """Parse the metric and prior, count ``R`` once, and build the :class:`Posterior`."""
     if isinstance(metric, MetricSpec):
@@ -58,6 +68,14 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
 
         R = hard_outcomes(R, spec.params["threshold"], name="R")
     counts = to_counts(R, w)
+    if w is not None and counts.is_binary and _beta_prior_asked(prior, alpha0, beta0) and R0 is None:
+        wv = V.weights(w)
+        if wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0:
+            w = None  # 0/1 outcomes scored 0 and 1 are binary outcomes: the Beta prior asked for applies
+        else:
+            raise ValueError(f"a Beta prior (prior={prior!r}, alpha0={alpha0!r}, beta0={beta0!r}) is for 0/1 "
+                             f"outcomes scored 0 and 1; with weights w={wv.tolist()} they are scored categories: "
+                             "use prior='dirichlet' or 'hierarchical-dirichlet', or drop w")
     binary_data = w is None and counts.is_binary
     if spec.name == "bayes":
         if prior not in (None, "uniform", "dirichlet") or alpha0 is not None or beta0 is not None:
