@@ -92,7 +92,7 @@ class Estimate(Result):
         method = self.method if method is None else check_choice(method, "method", METHODS)
         if level == self.level and method == self.method:
             return self.lo, self.hi
-        return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed)
+        return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed, self.value)
 
     def draws(self, n: int = DEFAULT_DRAWS, seed: int | None = None) -> np.ndarray:
         """Posterior draws of the dataset-level metric in this estimate's scope (seeded, reproducible)."""
@@ -139,19 +139,42 @@ class Estimate(Result):
         return Evaluation([self])._repr_html_()
 
 
-def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int) -> tuple[float, float]:
+def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
+              value: float | None = None) -> tuple[float, float]:
+    """The interval in ``scope``; where the reported ``value`` sits on a bound of the metric's range
+    (every question solved, say) and outside the central interval, the one-sided interval that holds
+    ``level`` of the posterior and reaches that bound, so an interval always contains its value there."""
     lo_b, hi_b = post.range
+    x = None
     if method == "normal":
         from .intervals import normal_interval
 
         mean, sd = post.moments(scope)
-        return normal_interval(mean, sd, level, (lo_b, hi_b))
-    exact = post.single_question_exact(level, method)
-    if exact is not None:
-        return exact
-    x = post.draws(scope, draws, np.random.default_rng(seed))
-    lo, hi = interval_from_draws(x, level, method)
-    return max(lo, lo_b), min(hi, hi_b)
+        lo, hi = normal_interval(mean, sd, level, (lo_b, hi_b))
+    else:
+        exact = post.single_question_exact(level, method)
+        if exact is not None:
+            lo, hi = exact
+        else:
+            x = post.draws(scope, draws, np.random.default_rng(seed))
+            lo, hi = interval_from_draws(x, level, method)
+            lo, hi = max(lo, lo_b), min(hi, hi_b)
+    if value is None or lo <= value <= hi or not (value >= hi_b or value <= lo_b):
+        return lo, hi
+    if method == "normal":
+        from scipy.special import ndtri
+
+        mean, sd = post.moments(scope)
+        q = float(ndtri(level))
+        return (max(mean - q * sd, lo_b), hi_b) if value >= hi_b else (lo_b, min(mean + q * sd, hi_b))
+    one_q = post.single_question_exact(2.0 * level - 1.0, "exact") if level > 0.5 else None
+    if one_q is not None:  # exact Beta quantiles: the central (2 level - 1) interval's ends are the 1 - level / level quantiles
+        return (one_q[0], hi_b) if value >= hi_b else (lo_b, one_q[1])
+    if x is None:
+        x = post.draws(scope, draws, np.random.default_rng(seed))
+    if value >= hi_b:
+        return max(float(np.quantile(x, 1.0 - level)), lo_b), hi_b
+    return lo_b, min(float(np.quantile(x, level)), hi_b)
 
 
 def estimate(
@@ -244,11 +267,12 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
               model: str | None = None) -> Estimate:
     """The :class:`Estimate` of an already-built posterior (arguments already validated)."""
     mean, sd = post.moments(scope)
-    lo, hi = _interval(post, scope, level, method, draws, seed)
+    value = post.value()
+    lo, hi = _interval(post, scope, level, method, draws, seed, value)
     n = post.counts.n
     N = int(n[0]) if not post.counts.ragged else (int(n.min()), int(n.max()))
     return Estimate(
-        metric=post.spec.label, value=post.value(), mean=mean, sd=sd, lo=lo, hi=hi, level=level, scope=scope,
+        metric=post.spec.label, value=value, mean=mean, sd=sd, lo=lo, hi=hi, level=level, scope=scope,
         method=method, M=post.M, N=N, prior=post.prior.label, model=model, miller_se=post.miller_se(),
         draws_n=draws if method != "normal" else None, seed=seed, _post=post,
     )

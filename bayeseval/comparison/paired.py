@@ -42,7 +42,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ from ..posterior import METHODS, SCOPES, build, interval_from_draws
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
 from .paired_tests import (COLLAPSE, DEFAULT_RESAMPLES, TestResult, mcnemar_tests, paired_bootstrap, paired_t_test,
-                           sign_flip_test, wilcoxon_test)
+                           sign_flip_test, snap_ties, wilcoxon_test)
 
 __all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "as_counts", "paired_difference",
            "decide", "verdict_text", "parse_rope", "p_better"]
@@ -574,7 +574,7 @@ def compare(
         notes.append(f"{pa.spec.label} has no unbiased per-question estimate where k > n; "
                      "only the Bayesian comparison is reported")
     else:
-        d = xa - xb
+        d = snap_ties(xa - xb)  # differences equal in exact arithmetic tie in the rank and permutation tests
         M = d.size
         what = f"mean per-question {pa.spec.label} difference = 0"
         boot = paired_bootstrap(d, resamples=resamples, level=level, rng=rng_boot, tests=what)
@@ -595,6 +595,10 @@ def compare(
                 notes.append("every question has the same difference; the t-test and effect size are undefined")
             wil = wilcoxon_test(d, tests=f"per-question {pa.spec.label} differences symmetric about 0")
     mc = mcnemar_tests(ca, cb, first_a, first_b, collapse)
+    if pa.spec.label != "avg":  # McNemar is about per-trial correctness: say so beside any other metric
+        mc = replace(mc, method=f"{mc.method} [tests avg, not {pa.spec.label}]")
+        notes.append(f"McNemar compares per-trial correctness (avg); it is not evidence about {pa.spec.label}, "
+                     f"which the Bayesian difference, bootstrap, permutation, t and Wilcoxon rows test")
     return Comparison(
         names=names, metric=pa.spec.label, M=ca.M, N=(_n_label(ca), _n_label(cb)), estimates=est, delta=delta,
         p_a_better=p_ab, rope=rope_out, verdict=verdict_text(names, decision, rope_lh is not None), bootstrap=boot,

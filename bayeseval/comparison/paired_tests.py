@@ -35,11 +35,36 @@ from scipy.special import ndtr, ndtri
 
 from ..counts import Counts
 
-__all__ = ["TestResult", "paired_bootstrap", "sign_flip_test", "paired_t_test", "wilcoxon_test", "mcnemar_tests",
+__all__ = ["TestResult", "snap_ties", "paired_bootstrap", "sign_flip_test", "paired_t_test", "wilcoxon_test", "mcnemar_tests",
            "durkalski", "adjust", "DEFAULT_RESAMPLES", "COLLAPSE"]
 
 COLLAPSE = ("clustered", "first", "majority")
 DEFAULT_RESAMPLES = 10_000
+
+
+def snap_ties(d: np.ndarray, rel: float = 1e-12) -> np.ndarray:
+    """Per-question differences with float noise removed: values equal in exact arithmetic compare equal.
+
+    The per-question scores are rationals (hypergeometric sums) computed in floating point, so two
+    questions with the same exact difference can differ by 1e-16 and no longer tie in a rank test or a
+    permutation.  Values within ``rel * max(1, max |d|)`` of each other (after sorting) become the
+    smallest of their group, and values that close to 0 become 0.
+
+    >>> snap_ties(np.array([0.1 + 0.2 - 0.3, 0.3, 0.1 + 0.2])).tolist()
+    [0.0, 0.3, 0.3]
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if d.size == 0:
+        return d.copy()
+    tol = rel * max(1.0, float(np.max(np.abs(d))))
+    order = np.argsort(d, kind="stable")
+    xs = d[order]
+    new = np.concatenate([[True], np.diff(xs) > tol])
+    reps = xs[new][np.cumsum(new) - 1]
+    out = np.empty_like(d)
+    out[order] = reps
+    out[np.abs(out) <= tol] = 0.0
+    return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -36,7 +36,7 @@ from ..posterior import METHODS, SCOPES, build
 from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
-from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test
+from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test, snap_ties
 
 __all__ = ["compare_all", "Ranking", "PAIRS"]
 
@@ -241,7 +241,7 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
         pab = p_better(dx)
         p = None
         if X[lo_i] is not None and X[hi_j] is not None:
-            d = X[lo_i] - X[hi_j]
+            d = snap_ties(X[lo_i] - X[hi_j])
             res = (sign_flip_test(d, resamples=resamples, rng=r_perm) if test == "permutation"
                    else paired_bootstrap(d, resamples=resamples, level=level, rng=r_boot))
             p = res.p_value

@@ -1,0 +1,68 @@
+"""Honest outputs (issue "Honest by default", first items): intervals contain the value they are
+reported with at the range's bounds, ties in exact arithmetic are ties, each test says what it tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayeseval as be
+from bayeseval.comparison.paired import question_scores
+from bayeseval.comparison.paired_tests import snap_ties
+from bayeseval.posterior import build
+
+
+@pytest.mark.parametrize("metric", ["avg", "pass@4", "pass^4", "maj@3", "mg-pass@4"])
+@pytest.mark.parametrize("scope", ["benchmark", "population"])
+@pytest.mark.parametrize("interval", ["exact", "hdi", "normal"])
+@pytest.mark.parametrize("prior", [None, "uniform"])
+@pytest.mark.parametrize("fill", [0, 1])
+def test_interval_contains_its_value_at_the_bounds(metric, scope, interval, prior, fill):
+    R = np.full((25, 8), fill)
+    e = be.estimate(R, metric, scope=scope, interval=interval, prior=prior)
+    assert e.lo <= e.value <= e.hi, (e.value, e.lo, e.hi)
+    lo, hi = e.confidence_interval(0.9)
+    assert lo <= e.value <= hi
+    # one-sided at the bound, and the level is the posterior mass inside it
+    x = e.draws(20_000)
+    if e.value in (0.0, 1.0) and interval != "normal":
+        assert (e.hi == 1.0) if e.value == 1.0 else (e.lo == 0.0)
+        inside = np.mean((x >= e.lo - 1e-12) & (x <= e.hi + 1e-12))
+        # one-sided: 95% inside; a central interval whose end already reached the bound (draws equal to
+        # 1.0 in floating point) keeps its 97.5%
+        assert 0.93 <= inside <= 0.985  # (an hdi from 4,000 draws, checked on 20,000 others)
+
+
+def test_the_audit_case_pass4_of_all_correct():
+    """pass@4 = 1.0 used to come with [0.931, 0.9999988]."""
+    e = be.estimate(np.ones((30, 16), int), "pass@4", scope="benchmark")
+    assert e.value == 1.0 and e.hi == 1.0 and e.lo < 1.0
+
+
+def test_ties_in_exact_arithmetic_are_ties():
+    rng = np.random.default_rng(4)
+    A = (rng.random((60, 9)) < 0.5).astype(int)
+    B = (rng.random((60, 9)) < 0.45).astype(int)
+    pa, pb = build(A, "pass@5", prior="uniform"), build(B, "pass@5", prior="uniform")
+    raw = question_scores(pa) - question_scores(pb)
+    exact = np.round(raw, 9)  # the per-question scores are rationals with denominator C(9, 5) = 126
+    snapped = snap_ties(raw)
+    assert np.unique(snapped).size == np.unique(exact).size
+    np.testing.assert_allclose(snapped, exact, atol=1e-12)
+    c = be.compare(A, B, metric="pass@5", prior="uniform", seed=1, resamples=2000)
+    w = stats.wilcoxon(exact, zero_method="wilcox")
+    assert c.wilcoxon.p_value == pytest.approx(float(w.pvalue), rel=1e-12)
+
+
+def test_a_pass_at_k_comparison_says_mcnemar_tests_avg():
+    rng = np.random.default_rng(5)
+    A = (rng.random((40, 4)) < 0.6).astype(int)
+    B = (rng.random((40, 4)) < 0.5).astype(int)
+    c = be.compare(A, B, metric="pass@2", seed=1, resamples=500)
+    assert "tests avg, not pass@2" in c.mcnemar.method
+    assert any("not evidence about pass@2" in n for n in c.notes)
+    assert "tests avg, not pass@2" in c.summary()
+    assert all("pass@2" in t.tests for k, t in c.tests().items() if k != "mcnemar")
+    c_avg = be.compare(A, B, metric="avg", seed=1, resamples=500)
+    assert "tests avg, not" not in c_avg.mcnemar.method
