@@ -90,6 +90,8 @@ def _reader_options(args) -> dict:
             out[key] = getattr(args, flag)
     if getattr(args, "single_trial", False):
         out["single_trial"] = True
+    if getattr(args, "allow_truncated", False):
+        out["allow_truncated"] = True
     return out
 
 
@@ -452,6 +454,8 @@ def _add_input(p, many: bool = True) -> None:
                    help="AISBench: regroup replicas (3.1 grouping bug): auto-detect (default), force, or keep")
     g.add_argument("--lm-eval-metric", metavar="NAME", help="lm-eval: the per-sample metric field (e.g. exact_match)")
     g.add_argument("--lm-eval-filter", metavar="NAME", help="lm-eval: the filter (e.g. strict-match)")
+    g.add_argument("--allow-truncated", action="store_true",
+                   help="drop a CSV/TSV/JSONL table's cut-off last row with a warning instead of refusing the file")
     g.add_argument("--single-trial", action="store_true",
                    help="lm-eval: read a per-document value as one trial when repeats > 1 (outcomes were aggregated)")
     g.add_argument("--inspect-scorer", metavar="NAME", help="inspect_ai: the scorer to read")

@@ -24,8 +24,11 @@ from typing import Any, Iterator
 import numpy as np
 
 __all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "same", "int_id", "numeric_items",
-           "CORRECT_FIELDS", "details_groups", "read_summary_csv",
-           "stacklevel"]
+           "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
+           "no_duplicate_keys", "stacklevel"]
+
+# C0 and C1 control characters (NUL, escape, newline, DEL, ...): never part of a model, dataset or question label
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 # fields holding per-replica correctness in OpenCompass-family details (OpenCompass BaseEvaluator.evaluate)
 CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")
@@ -61,26 +64,52 @@ def show(value: Any) -> str:
     return f"{text} ({type(value).__name__})"
 
 
-def load_json(path: Path, where: str) -> Any:
-    """Decode a JSON file; a missing or malformed file raises ValueError naming it."""
+def _open_error(exc: OSError, where: str, what: str) -> ValueError:
+    """An OSError from opening a file -> a ValueError naming it (a folder, a missing file, no permission)."""
+    if isinstance(exc, FileNotFoundError):
+        return ValueError(f"{where}: no such file")
+    if isinstance(exc, IsADirectoryError):
+        return ValueError(f"{where}: is a folder, expected {what}")
+    if isinstance(exc, PermissionError):
+        return ValueError(f"{where}: cannot be read (permission denied)")
+    return ValueError(f"{where}: cannot be read ({exc.strerror or exc})")
+
+
+def no_duplicate_keys(pairs: list) -> dict:
+    """``json.loads`` object hook: a key written twice in one object is an error (JSON keeps the last silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"key {dup!r} appears twice in one object")
+    return out
+
+
+def load_json(path: Path, where: str, *, strict_keys: bool = False) -> Any:
+    """Decode a JSON file; a missing, unreadable or malformed file raises ValueError naming it.
+
+    ``strict_keys``: a key written twice in one object is an error (else JSON keeps the last).
+    """
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ValueError(f"{where}: no such file") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise _open_error(exc, where, "a JSON file") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=no_duplicate_keys if strict_keys else None)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except ValueError as exc:  # no_duplicate_keys
+        raise ValueError(f"{where}: {exc}") from None
 
 
 def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
     """``(line number, decoded object)`` for each non-blank line of a JSON-lines file."""
     try:
         fh = Path(path).open(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ValueError(f"{where}: no such file") from None
+    except OSError as exc:
+        raise _open_error(exc, where, "a JSON-lines file") from None
     with fh:
         try:
             for ln, line in enumerate(fh, start=1):
@@ -92,6 +121,32 @@ def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
                     raise ValueError(f"{where}: line {ln}: not valid JSON (column {exc.colno}: {exc.msg})") from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"{where}: not UTF-8 text ({exc.reason})") from None
+
+
+def control_char(text: Any) -> str | None:
+    """The first control character (NUL, newline, escape, DEL, ...) of a string, else None."""
+    if not isinstance(text, str):
+        return None
+    m = _CONTROL.search(text)
+    return m.group() if m else None
+
+
+def check_label(value: Any, where: str, what: str) -> None:
+    """A model / dataset / question label must be printable: a control character (a NUL byte, a newline, an
+    escape) would make a phantom model that prints like a real one.  ``where`` names the place, ``what`` the field."""
+    ch = control_char(value)
+    if ch is not None:
+        raise ValueError(f"{where}: {what} {value!r} contains the control character {ch!r} at position "
+                         f"{value.index(ch)}; names and ids must be printable text")
+
+
+def check_scores(values: Any, where: str) -> None:
+    """Scores read from a tool: finite and not negative (a -1 'failed' marker would become a category
+    weighted -1).  ``values`` is one score or a list of them; ``where`` names the record and field."""
+    for v in values if isinstance(values, list) else [values]:
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and v < 0:
+            raise ValueError(f"{where}: a score of {v!r} is below 0; scores are 0/1, booleans, grades 0..C or "
+                             "partial credit >= 0")
 
 
 def same(a: Any, b: Any) -> bool:
@@ -198,6 +253,9 @@ def categorise(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarr
         return x, None
     if not np.isfinite(seen).all():
         raise ValueError(f"{where}: scores must be finite numbers")
+    if seen.min() < 0:
+        raise ValueError(f"{where}: a score of {seen.min():g} is below 0; scores are 0/1, grades 0..C or partial "
+                         "credit >= 0 (a missing trial is an empty / null score, not a negative one)")
     if np.all(seen == np.round(seen)) and seen.min() >= 0:
         if seen.max() > 1000:
             raise ValueError(f"{where}: integer scores up to {seen.max():g}; categories stop at 1000 "
@@ -232,6 +290,8 @@ def read_summary_csv(folder: Path, root: Path | None = None) -> dict:
             rows = list(csv.reader(fh))
     except (UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{where}: not a readable CSV file ({exc})") from None
+    except OSError as exc:
+        raise _open_error(exc, where, "a CSV file") from None
     if not rows:
         return {}
     head = [h.strip() for h in rows[0]]

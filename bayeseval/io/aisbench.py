@@ -74,8 +74,8 @@ from typing import Any
 import numpy as np
 
 from .. import aisbench as ais
-from ._vendor import (details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir, same, show,
-                      stacklevel, where_of)
+from ._vendor import (check_label, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir, same,
+                      show, stacklevel, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_aisbench", "read_aisbench_results", "parse_aisbench_results", "AISBenchGroupingWarning"]
@@ -307,6 +307,8 @@ def read_aisbench_results(path: str | Path, *, model: str | None = None, dataset
     dataset = dataset or d
     root = Path(root) if root is not None else work
     where = where_of(path, root)
+    check_label(model, where, "model name")
+    check_label(dataset, where, "dataset name")
     if predictions is None and work is not None:
         for ext in (".jsonl", ".json"):
             cand = work / "predictions" / (m or model) / f"{d}{ext}"

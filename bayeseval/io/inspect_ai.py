@@ -58,7 +58,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import categorise, load_json, show, where_of
+from ._vendor import categorise, check_label, check_scores, load_json, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_inspect", "parse_inspect_log", "is_inspect_json"]
@@ -129,8 +129,9 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         raise ValueError(f"{where}: eval: missing; not an inspect_ai log")
     ev = header["eval"]
     for key in ("task", "model"):
-        if not isinstance(ev.get(key), str):
-            raise ValueError(f"{where}: eval.{key}: expected a string, got {show(ev.get(key))}")
+        if not isinstance(ev.get(key), str) or not ev[key].strip():
+            raise ValueError(f"{where}: eval.{key}: expected a non-empty string, got {show(ev.get(key))}")
+        check_label(ev[key], where, f"eval.{key}")
     if samples is None:
         raw = header.get("samples")
         if raw is None:
@@ -147,6 +148,7 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         sid = smp.get("id")
         if isinstance(sid, bool) or not isinstance(sid, (int, str)):
             raise ValueError(f"{at}: id: expected an integer or a string, got {show(sid)}")
+        check_label(sid, at, "id")
         epoch = smp.get("epoch", 1)
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
             raise ValueError(f"{at}: epoch: expected an integer >= 1, got {show(epoch)}")
@@ -196,7 +198,9 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
             value, vat = value[value_key], f"{vat}[{value_key!r}]"
         if value is None:
             continue
-        raw[pos[sid], epoch - 1] = _to_float(value, vat)
+        x = _to_float(value, vat)
+        check_scores(x, vat)
+        raw[pos[sid], epoch - 1] = x
     matrix, weights = categorise(raw)
     missing = int(np.isnan(raw).sum())
     notes, set_warnings = [], []

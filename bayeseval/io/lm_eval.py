@@ -21,10 +21,14 @@ What is read: for one filter and one metric field, each document's value is
 one trial; **question ids are the ints** ``doc_id`` (rows sorted by it).
 0/1 and boolean values stay binary; other numbers follow the library's table
 convention (integers ``0..C`` weighted by their value, else one category per
-distinct value).  ``metric=None`` picks the first of ``exact_match``, ``acc``,
-``pass@1``, ``pass_at_1``, ``em``, ``correct``, ``acc_norm`` that the records
-carry, else their first metric; ``filter=None`` picks the first filter in the
-file (both recorded in ``run.meta`` with the alternatives).  ``run.reported`` is
+distinct value; a negative value is an error).  ``metric=None`` picks the first
+of ``exact_match``, ``acc``, ``pass@1``, ``pass_at_1``, ``em``, ``correct``,
+``acc_norm`` that the records carry, else the first metric the records name in
+their ``metrics`` list; records without a ``metrics`` list (lm-eval before
+0.4.3) and without any of those fields raise ValueError listing the candidate
+fields (a guess could pick a length or a seed): pick one with ``metric=`` (CLI
+``--lm-eval-metric``).  ``filter=None`` picks the first filter in the file
+(both recorded in ``run.meta`` with the alternatives).  ``run.reported`` is
 the task's entry of the matching ``results_<date>.json`` (``"metric,filter"``
 keys, tool units: fractions).
 
@@ -62,7 +66,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import categorise, iter_jsonl, load_json, show, where_of
+from ._vendor import categorise, check_label, check_scores, iter_jsonl, load_json, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_lm_eval", "parse_lm_eval_samples", "PREFERRED_METRICS"]
@@ -110,10 +114,14 @@ def _value(v: Any, repeats: int, single_trial: bool, at: str, task: str, metric:
                 "cannot be recovered; pass single_trial=True to read it as one trial per document")
         if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{at}: {metric}: expected a finite number, got {show(v)}")
+        check_scores(v, f"{at}: {metric}")
         return [float(v)]
     if isinstance(v, list) and v and all(isinstance(x, (bool, int, float)) for x in v):
         if len(v) != repeats:
             raise ValueError(f"{at}: {metric}: a list of {len(v)} values, but the task has repeats={repeats}")
+        if not all(np.isfinite(float(x)) for x in v):
+            raise ValueError(f"{at}: {metric}: expected finite numbers, got {show(v)}")
+        check_scores(v, f"{at}: {metric}")
         return [float(x) for x in v]
     raise ValueError(f"{at}: {metric}: expected a number, a boolean or a list with one value per repeat, "
                      f"got {show(v)}")
@@ -153,9 +161,16 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         seen[r["doc_id"]] = ln
     names = _metric_names(rows[0][1])
     if metric is None:
-        metric = next((m for m in PREFERRED_METRICS if m in names), names[0] if names else None)
+        declared = isinstance(rows[0][1].get("metrics"), list)
+        metric = next((m for m in PREFERRED_METRICS if m in names), names[0] if names and declared else None)
+        if metric is None and not names:
+            raise ValueError(f"{where}: line {rows[0][0]}: no metric field found (no 'metrics' list and no numeric "
+                             "field besides lm-eval's bookkeeping); name it with metric= (CLI --lm-eval-metric NAME)")
         if metric is None:
-            raise ValueError(f"{where}: line {rows[0][0]}: no metric field found")
+            usual = ", ".join(PREFERRED_METRICS)
+            raise ValueError(f"{where}: line {rows[0][0]}: the records name no metric (no 'metrics' list, as lm-eval "
+                             f"before 0.4.3 writes) and carry none of the usual fields ({usual}); "
+                             f"candidate fields: {names}: pick one with metric= (CLI --lm-eval-metric NAME)")
     configs = results.get("configs") if isinstance(results, dict) else None
     config = configs.get(task) if isinstance(configs, dict) else None
     repeats = _repeats(rows[0][1], config)
@@ -279,6 +294,10 @@ def read_lm_eval(path_or_folder: str | Path, *, models=None, tasks=None, metric:
         for date, f in chosen:
             results, rwhere = _results_for(folder, date, task, root)
             name = (results or {}).get("model_name") or folder.name
+            if not isinstance(name, str):
+                raise ValueError(f"{rwhere}: model_name: expected a string, got {show(name)}")
+            check_label(name, rwhere or where_of(folder, root), "model_name")
+            check_label(task, where_of(f, root), "task name (from the file name)")
             where = where_of(f, root)
             parts.append(parse_lm_eval_samples(iter_jsonl(f, where), task=task, model=str(name), metric=metric,
                                                filter=filter, single_trial=single_trial, results=results,

@@ -15,8 +15,12 @@ format               what it reads
 ``format="auto"`` (the default) asks :func:`bayeseval.io.detect.detect` about
 folders and tool outputs, reads ``.json`` files that declare
 ``bayeseval-outcomes/1`` as outcome files, and treats other tables as long
-tables when they have the model/question/score columns, else as wide CSV.
-Several paths give one merged :class:`OutcomeSet`.
+tables when they have the question column and a score, model or trial column,
+else as wide CSV.  A CSV/TSV header with a score, model or trial column but no
+question column is an error that names the column options (a long table with
+other column names; ``columns=`` / CLI ``--question-col`` etc.), and a failed
+wide read says why the file was read as wide.  Several paths give one merged
+:class:`OutcomeSet`.
 """
 
 from __future__ import annotations
@@ -44,16 +48,46 @@ def _declares_outcomes(path: Path) -> bool:
     return FORMAT in head and '"format"' in head
 
 
+def _header(path: Path) -> list[str]:
+    """The header cells of a CSV / TSV file ([] when unreadable; the readers then say why)."""
+    import csv
+
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+            for row in csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ","):
+                if row and any(c.strip() for c in row):
+                    return [h.strip() for h in row]
+    except (OSError, csv.Error):
+        pass
+    return []
+
+
 def _looks_long(path: Path, columns: dict) -> bool:
-    """Does a CSV/TSV header hold the long table's question column and its score or model column?
-    (Then a missing score column gets from_long's clear error instead of a wide-table misreading.)"""
+    """Does a CSV/TSV header hold the long table's question column and its score, model or trial column?
+
+    A header with a score, model or trial column but no question column is a long table whose question
+    column has another name: an error that names the flags, not a wide-table misreading.
+    """
     if path.suffix.lower() not in (".csv", ".tsv"):
         return True
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        header = fh.readline().lstrip("\ufeff").strip().split("\t" if path.suffix.lower() == ".tsv" else ",")
-    header = [h.strip().strip('"') for h in header]
-    names = {k: columns.get(k, k) for k in ("question", "score", "model")}
-    return names["question"] in header and (names["score"] in header or names["model"] in header)
+    header = _header(path)
+    names = {k: columns.get(k, k) for k in ("question", "score", "model", "trial")}
+    others = [names[k] for k in ("score", "model", "trial") if names[k] in header]
+    if names["question"] in header:
+        return bool(others)
+    if others and (names["model"] in header or names["trial"] in header or len(header) > 2):  # "id,score": wide
+        raise ValueError(f"{path}: looks like a long table (it has the column{'s' if len(others) > 1 else ''} "
+                         f"{', '.join(map(repr, others))}) but has no question column {names['question']!r}; "
+                         f"columns are {header}: name the columns with columns={{'question': NAME, ...}} "
+                         "(CLI --question-col NAME; also --model-col, --score-col, --trial-col), or pass "
+                         "format='wide' (CLI --input-format wide) for a wide table")
+    return False
+
+
+_WIDE_HINT = ("; read as a wide table (a question id column, then one column per trial) because the header has "
+              "no {q!r} column with a {s!r} or {m!r} column: for a long table (one row per trial) name its columns "
+              "with columns={{'question': NAME, 'model': NAME, 'score': NAME}} (CLI --question-col NAME "
+              "--model-col NAME --score-col NAME)")
 
 
 def _vendor(fmt: str):
@@ -71,6 +105,9 @@ def _vendor(fmt: str):
 def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
+    if path.is_dir() and fmt in ("outcomes", "long", "wide"):
+        raise ValueError(f"{path}: is a folder, expected a file for format={fmt!r}")
+    guessed_wide = False
     if fmt == "auto" and path.is_file() and _declares_outcomes(path):
         fmt = "outcomes"
     if fmt == "auto":
@@ -83,15 +120,23 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
                                  "pass the files inside it, or format=")
             if path.suffix.lower() in _TABLE_SUFFIXES:
                 fmt = "long" if _looks_long(path, columns) else "wide"
+                guessed_wide = fmt == "wide"
             else:
                 raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS[1:]}")
     if fmt == "outcomes":
         return read_outcomes(path)
+    truncated = {"allow_truncated": bool(options["allow_truncated"])} if "allow_truncated" in options else {}
     if fmt == "long":
-        return read_long(path, **columns)
+        return read_long(path, **truncated, **columns)
     if fmt == "wide":
         wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
-        return read_wide(path, **wide)
+        try:
+            return read_wide(path, **truncated, **wide)
+        except ValueError as exc:
+            if not guessed_wide or not any(k in str(exc) for k in ("question id", "must be a number")):
+                raise
+            q, sc, m = (columns.get(k, k) for k in ("question", "score", "model"))
+            raise ValueError(str(exc) + _WIDE_HINT.format(q=q, s=sc, m=m)) from None
     if fmt in FORMATS:
         reader = _vendor(fmt)
         accepted = inspect.signature(reader).parameters
@@ -106,7 +151,8 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     ``columns`` renames the long table's columns (keys ``model``, ``question``,
     ``trial``, ``score``, ``dataset``); other keyword arguments go to the tool
     reader that takes them (e.g. ``regroup=`` for AISBench, ``metric=`` for
-    lm-eval, ``scorer=`` for inspect_ai) and are ignored by the others.
+    lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` for CSV / TSV /
+    JSONL tables) and are ignored by the others.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]

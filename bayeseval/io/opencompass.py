@@ -52,7 +52,8 @@ from typing import Any
 import numpy as np
 
 from ..metrics.reference import g_pass_at_k_tau, mg_pass_at_k
-from ._vendor import details_groups, int_id, load_json, numeric_items, read_work_dir, same, show, where_of
+from ._vendor import (check_label, details_groups, int_id, load_json, numeric_items, read_work_dir, same, show,
+                      where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_opencompass", "read_opencompass_results", "parse_opencompass_results"]
@@ -156,6 +157,8 @@ def read_opencompass_results(path: str | Path, *, model: str | None = None, data
     dataset = dataset or path.stem
     root = Path(root) if root is not None else work
     where = where_of(path, root)
+    check_label(model, where, "model name")
+    check_label(dataset, where, "dataset name")
     if predictions is None:
         pfiles = _prediction_files(work, path.parent.name, path.stem) if work else []
     else:

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ._vendor import check_label, load_json, show
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_outcomes", "write_outcomes", "parse_outcomes", "encode_rows", "FORMAT"]
@@ -68,29 +69,53 @@ def parse_outcomes(data: Any, where: str = "outcome file") -> OutcomeSet:
     published = data.get("published", {}) or {}
     if not isinstance(published, dict):
         raise ValueError(f"{where}: field 'published' must be an object {{model: {{metric: value}}}}")
+    for key in ("dataset", "source", "license", "notes"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ValueError(f"{where}: field {key!r} must be a string, got {show(data[key])}")
+    check_label(data.get("dataset"), where, "field 'dataset'")
     runs = []
     for name, entry in models.items():
         at = f"{where}: models[{name!r}]"
+        check_label(name, f"{where}: models", "key")
         if not isinstance(entry, dict):
             raise ValueError(f"{at}: must be an object with 'questions' and 'outcomes'")
+        for key in ("model", "dataset"):
+            if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
+                raise ValueError(f"{at}.{key}: must be a non-empty string, got {show(entry[key])}")
+            check_label(entry.get(key), at, f"field {key!r}")
         ids, rows = entry.get("questions"), entry.get("outcomes")
         if not isinstance(ids, list) or not isinstance(rows, list) or len(ids) != len(rows) or not rows:
             raise ValueError(f"{at}: 'questions' and 'outcomes' must be non-empty lists of equal length")
+        for i, qid in enumerate(ids):
+            if isinstance(qid, bool) or not isinstance(qid, (str, int, float)) or qid != qid or qid in (
+                    float("inf"), float("-inf")):
+                raise ValueError(f"{at}.questions[{i}]: a question id must be a string or a number, got {show(qid)}")
+            check_label(qid, f"{at}.questions[{i}]", "question id")
         if len(set(map(str, ids))) != len(ids):
-            raise ValueError(f"{at}: 'questions' has duplicate ids")
+            seen: dict = {}
+            i = next(k for k, q in enumerate(map(str, ids)) if q in seen or seen.setdefault(q, k) is None)
+            raise ValueError(f"{at}.questions[{i}]: question id {ids[i]!r} repeats questions[{seen[str(ids[i])]}]; "
+                             "'questions' has duplicate ids")
         parsed = [_row(r, f"{at}.outcomes[{i}]") for i, r in enumerate(rows)]
         width = max(len(r) for r in parsed)
         matrix = np.full((len(parsed), width), np.nan)
         for i, r in enumerate(parsed):
             matrix[i, : len(r)] = r
         weights = entry.get("weights")
+        top = np.nanmax(matrix) if not np.isnan(matrix).all() else 0
         if weights is not None:
             if (not isinstance(weights, list) or len(weights) < 2
-                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in weights)):
-                raise ValueError(f"{at}.weights: must be a list of at least two numbers (one per category)")
-            top = np.nanmax(matrix)
+                    or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+                               for v in weights)):
+                raise ValueError(f"{at}.weights: must be a list of at least two finite numbers (one per category)")
             if top >= len(weights):
-                raise ValueError(f"{at}.weights: has {len(weights)} entries but an outcome is category {int(top)}")
+                i = int(np.flatnonzero(np.nanmax(np.where(np.isnan(matrix), -1, matrix), axis=1) == top)[0])
+                raise ValueError(f"{at}.outcomes[{i}]: category {int(top)} is out of range: 'weights' has "
+                                 f"{len(weights)} entries (categories 0..{len(weights) - 1})")
+        elif top > 1:
+            i = int(np.flatnonzero(np.nanmax(np.where(np.isnan(matrix), -1, matrix), axis=1) == top)[0])
+            raise ValueError(f"{at}.outcomes[{i}]: category {int(top)} is out of range: without 'weights' "
+                             "outcomes are 0/1 (add \"weights\": [value of category 0, 1, ...] for grades)")
         meta = {"published": published.get(name, {})}  # keyed like 'models'
 
         runs.append(Run(str(entry.get("dataset", data.get("dataset", "")) or "dataset"), str(entry.get("model", name)),
@@ -102,11 +127,9 @@ def parse_outcomes(data: Any, where: str = "outcome file") -> OutcomeSet:
 def read_outcomes(path: str | Path) -> OutcomeSet:
     """Read a compact outcome file; malformed files raise ValueError naming the file and field."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    return parse_outcomes(data, str(path))
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    return parse_outcomes(load_json(path, str(path), strict_keys=True), str(path))
 
 
 def encode_rows(rows) -> list:

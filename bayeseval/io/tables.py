@@ -22,6 +22,17 @@ question id, then one column per trial (0/1, grades, or empty for missing).
 
 Both are vectorised with pandas (no Python loop per question).
 
+Reading files is strict, so a damaged file fails loudly instead of giving a
+wrong number: every message names the file, the record (``line 7`` for CSV /
+TSV / JSONL, ``record 3`` for a JSON list, ``row 3`` for Parquet and data
+frames) and the column.  A CSV row with fewer or more cells than the header,
+a file cut inside its last row (``allow_truncated=True`` drops that row with a
+warning instead), a JSON record lacking a column the others have, a key written
+twice, a negative score (a ``-1`` "failed" marker would otherwise become a
+category weighted -1), a control character (a NUL byte, a newline) in a model,
+dataset or question label and a (model, question, trial) written twice are all
+errors.
+
 >>> import pandas as pd
 >>> df = pd.DataFrame({"model": ["a", "a", "a", "b"], "question": ["q1", "q1", "q2", "q1"],
 ...                    "score": [1, 0, 1, True]})
@@ -32,25 +43,53 @@ Both are vectorised with pandas (no Python loop per question).
 
 from __future__ import annotations
 
+import csv
+import io
+import itertools
+import json
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ._vendor import categorise
+from ._vendor import _open_error, categorise, control_char, no_duplicate_keys, show, stacklevel
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["from_long", "read_long", "read_wide"]
 
 _LONG_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
                  ".parquet": "parquet", ".pq": "parquet"}
+_ROLES = ("model", "question", "trial", "score", "dataset")
 
 
-def _scores(values: np.ndarray, where: str, column: str, rows: np.ndarray | None = None):
-    """Score column -> (float categories with NaN, weights or None); ``rows`` = the file's row numbers."""
+class _Rows:
+    """Names a table's rows in messages: ``line 7`` (text files), ``record 3`` (JSON lists), ``row 3`` (frames).
+
+    ``numbers[i]`` is the number shown for the DataFrame's row ``i`` (the file line of a CSV record).
+    """
+
+    def __init__(self, kind: str = "row", numbers: Any = None):
+        self.kind, self.numbers = kind, numbers
+
+    def number(self, i: int) -> int:
+        return int(self.numbers[i]) if self.numbers is not None else int(i)
+
+    def __call__(self, i: int) -> str:
+        return f"{self.kind} {self.number(i)}"
+
+    def two(self, i: int, j: int) -> str:
+        return f"{self.kind}s {self.number(i)} and {self.number(j)}"
+
+
+def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str]):
+    """Score cells -> (float categories with NaN, weights or None).
+
+    ``at(k)`` names the place of ``values[k]`` (``"line 7: column 'score'"``); ``column`` names the
+    cells as a whole (messages about all of them).
+    """
     import pandas as pd
 
-    rows = np.arange(len(values)) if rows is None else np.asarray(rows)
     s = pd.Series(values)
     if not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s)):
         s = s.astype(object)
@@ -62,16 +101,19 @@ def _scores(values: np.ndarray, where: str, column: str, rows: np.ndarray | None
         bad = numeric.isna() & lowered.notna() & ~lowered.map(lambda v: isinstance(v, float) and np.isnan(v))
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{where}: row {int(rows[i])}: column {column!r} must be a number or true/false, "
-                             f"got {_plain(values[i])!r}")
+            raise ValueError(f"{where}: {at(i)} must be a number or true/false, got {_plain(values[i])!r}")
         s = numeric
     x = s.to_numpy(dtype=float)
     if np.isinf(x).any():
         i = int(np.flatnonzero(np.isinf(x))[0])
-        raise ValueError(f"{where}: row {int(rows[i])}: column {column!r} is infinite")
+        raise ValueError(f"{where}: {at(i)} is infinite")
+    if (x < 0).any():
+        i = int(np.flatnonzero(x < 0)[0])
+        raise ValueError(f"{where}: {at(i)}: a score of {x[i]:g} is below 0; scores are 0/1, true/false, grades "
+                         "0..C or partial credit >= 0 (leave the cell empty for a missing trial)")
     if np.isnan(x).all():
-        raise ValueError(f"{where}: column {column!r} has no scores")
-    return categorise(x, f"{where}: column {column!r}")
+        raise ValueError(f"{where}: {column} has no scores")
+    return categorise(x, f"{where}: {column}")
 
 
 def _plain(v: Any) -> Any:
@@ -88,21 +130,37 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
     ``trial`` and ``dataset`` are used when present (pass None to ignore them), and
     ``model=None`` treats the whole table as one model called ``default_model``.
     Scores are coded per run (see the module docstring); the input is not modified.
+    Errors name ``where`` and the row (0-based position) and column.
     """
+    return _from_long(table, _Rows(), model=model, question=question, trial=trial, score=score, dataset=dataset,
+                      default_model=default_model, default_dataset=default_dataset, where=where)
+
+
+def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", question: str = "question",
+               trial: str | None = "trial", score: str = "score", dataset: str | None = "dataset",
+               default_model: str = "model", default_dataset: str = "dataset", where: str = "table") -> OutcomeSet:
     import pandas as pd
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame.from_records(list(table))
     for col, role in ((question, "question"), (score, "score"), (model, "model")):
         if col is not None and col not in df.columns:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
-                             f"(name yours with {role}=...)")
+                             f"(name yours with {role}=... ; CLI --{role}-col NAME)")
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
     for col, role in ((question, "question id"), (model, "model"), (dataset, "dataset")):
         if col is not None and col in df.columns:
-            empty = df[col].isna().to_numpy() | (df[col].astype(object).map(lambda v: str(v).strip()) == "").to_numpy()
+            values = df[col].astype(object)
+            empty = df[col].isna().to_numpy() | (values.map(lambda v: str(v).strip()) == "").to_numpy()
             if empty.any():
-                raise ValueError(f"{where}: row {int(np.flatnonzero(empty)[0])}: column {col!r} ({role}) is empty")
+                raise ValueError(f"{where}: {rows_of(int(np.flatnonzero(empty)[0]))}: column {col!r} ({role}) is empty")
+            ctrl = values.map(lambda v: control_char(v) is not None).to_numpy(dtype=bool)
+            if ctrl.any():
+                i = int(np.flatnonzero(ctrl)[0])
+                v = values.iloc[i]
+                ch = control_char(v)
+                raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) {v!r} contains the control "
+                                 f"character {ch!r} at position {v.index(ch)}; names and ids must be printable text")
     use_trial = trial is not None and trial in df.columns
     use_dataset = dataset is not None and dataset in df.columns
     keys = pd.DataFrame({
@@ -117,21 +175,23 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
         qcodes, qids = pd.factorize(sub["question"], sort=False)
         if use_trial:
             t = pd.to_numeric(df[trial].iloc[rows], errors="coerce").to_numpy(dtype=float)
-            bad = np.isnan(t) | (t < 0) | (t != np.round(t))
+            bad = np.isnan(t) | (t < 0) | (t != np.round(t)) | (t > 2.0 ** 53)
             if bad.any():
                 i = int(rows[np.flatnonzero(bad)[0]])
-                raise ValueError(f"{where}: row {i}: column {trial!r} must be a non-negative integer trial index, "
-                                 f"got {_plain(df[trial].iloc[i])!r}")
+                raise ValueError(f"{where}: {rows_of(i)}: column {trial!r} must be a non-negative integer trial "
+                                 f"index, got {_plain(df[trial].iloc[i])!r}")
             tcodes, _ = pd.factorize(t.astype(np.int64), sort=True)
         else:
             tcodes = pd.Series(qcodes).groupby(qcodes).cumcount().to_numpy()
         flat = qcodes.astype(np.int64) * (int(tcodes.max()) + 1) + tcodes
         dup = pd.Series(flat).duplicated(keep=False).to_numpy()
         if dup.any():
-            i = rows[np.flatnonzero(dup)[:2]]
-            raise ValueError(f"{at}: rows {int(i[0])} and {int(i[1])} are the same question "
-                             f"{sub['question'].iloc[np.flatnonzero(dup)[0]]!r} and trial; each trial must appear once")
-        cats, weights = _scores(df[score].iloc[rows].to_numpy(), where, score, rows)
+            first = np.flatnonzero(dup)[0]
+            second = np.flatnonzero(dup & (flat == flat[first]))[1]
+            raise ValueError(f"{at}: {rows_of.two(int(rows[first]), int(rows[second]))} are the same question "
+                             f"{_plain(sub['question'].iloc[first])!r} and trial; each trial must appear once")
+        cats, weights = _scores(df[score].iloc[rows].to_numpy(), where, f"column {score!r}",
+                                lambda k: f"{rows_of(int(rows[k]))}: column {score!r}")
         matrix = np.full((len(qids), int(tcodes.max()) + 1), np.nan)
         matrix[qcodes, tcodes] = cats
         ids = [_plain(v) for v in qids]
@@ -139,8 +199,220 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
     return OutcomeSet(runs)
 
 
-def read_long(path: str | Path, *, format: str | None = None, **columns) -> OutcomeSet:
-    """Read a long table from CSV, TSV, JSONL, JSON (a list of records) or Parquet; see :func:`from_long`."""
+# ----------------------------------------------------------------------------- reading files
+def _truncated(where: str, line: int, reason: str, allow: bool, hint: str = "") -> str:
+    """The message for a file cut inside its last row: raised, or (``allow``) returned as a warning."""
+    if not allow:
+        raise ValueError(f"{where}: line {line}: the file ends inside this row ({reason}): truncated? Pass "
+                         f"allow_truncated=True (CLI: --allow-truncated) to drop the row with a warning{hint}")
+    return f"{where}: line {line}: dropped an incomplete last row ({reason}; allow_truncated=True)"
+
+
+def _warn(out: OutcomeSet, notes: list[str]) -> OutcomeSet:
+    for msg in notes:
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+        out.warnings.append(msg)
+    return out
+
+
+def _first_bad_byte(path: Path) -> tuple[int, str]:
+    """(line, reason) of the first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1, f"{exc.reason}, byte {data[exc.start]:#04x}"
+    return 1, "undecodable"  # pragma: no cover - only called after a decode error
+
+
+def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], empty_tail_counts: Callable):
+    """Check a CSV/TSV file's shape with the csv module before pandas reads it (pandas pads a short row
+    with empty cells and takes an extra cell for an index, silently).
+
+    Returns ``(header, starts, truncation)``: ``starts[i]`` is the first line of data record ``i``
+    (blank lines skipped, as pandas skips them) and ``truncation`` is ``(line, reason)`` when the
+    file ends inside its last record, else None.  Other shape errors raise.
+    """
+    try:
+        fh = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise _open_error(exc, where, "a table file") from None
+    header, starts, bad = None, [], None
+    last = None
+    with fh:
+        reader = csv.reader(fh, delimiter=sep)
+        end = 0
+        try:
+            for row in reader:
+                start, end = end + 1, reader.line_num
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                if header is None:
+                    header = [h.strip() for h in row]
+                    continue
+                if len(row) != len(header) and bad is None:
+                    bad = (start, len(row), len(starts))
+                starts.append(start)
+                last = row
+        except UnicodeDecodeError:
+            line, reason = _first_bad_byte(path)
+            raise ValueError(f"{where}: line {line}: not UTF-8 text ({reason}); save the file as UTF-8") from None
+        except csv.Error as exc:
+            raise ValueError(f"{where}: line {reader.line_num}: not a readable row ({exc})") from None
+    if header is None:
+        raise ValueError(f"{where}: the file is empty (expected a header line and one row per record)")
+    for name in key_columns:
+        if header.count(name) > 1:
+            raise ValueError(f"{where}: line 1: the header names column {name!r} {header.count(name)} times")
+    truncation = None
+    if bad is not None:
+        line, cells, index = bad
+        if index == len(starts) - 1 and cells < len(header) and not _ends_with_newline(path):
+            truncation = (line, f"it has {cells} of the header's {len(header)} cells")
+        else:
+            raise ValueError(f"{where}: line {line}: has {cells} cells, the header has {len(header)} "
+                             f"({', '.join(header)}); every row needs one cell per column")
+    elif last is not None and not last[-1].strip() and empty_tail_counts(header[-1]) and not _ends_with_newline(path):
+        truncation = (starts[-1], f"its last cell ({header[-1]!r}) is empty and the file does not end with a newline")
+    return header, starts, truncation
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        if fh.tell() == 0:
+            return True
+        fh.seek(-1, 2)
+        return fh.read(1) in (b"\n", b"\r")
+
+
+def _read_csv(path: Path, sep: str, where: str, *, allow_truncated: bool, key_columns: tuple[str, ...],
+              empty_tail_counts: Callable, **read_options):
+    """A CSV/TSV file -> (DataFrame, row names as file lines, warnings); shape checked by :func:`_scan_csv`."""
+    import pandas as pd
+
+    header, starts, truncation = _scan_csv(path, sep, where, key_columns, empty_tail_counts)
+    notes = []
+    end_hint = "; if the row is complete, end the file with a newline"
+
+    def parse(drop_last: bool):
+        if not drop_last:
+            return pd.read_csv(path, sep=sep, encoding="utf-8-sig", **read_options)
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            text = "".join(itertools.islice(fh, starts[-1] - 1))
+        return pd.read_csv(io.StringIO(text, newline=""), sep=sep, **read_options)
+
+    drop = False
+    if truncation is not None:
+        line, reason = truncation
+        notes.append(_truncated(where, line, reason, allow_truncated, end_hint if "newline" in reason else ""))
+        drop = True
+    try:
+        df = parse(drop)
+    except (ValueError, pd.errors.ParserError) as exc:
+        text = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if "EOF inside string" in text and not drop and starts:
+            notes.append(_truncated(where, starts[-1], "the file ends inside a quoted cell", allow_truncated))
+            drop = True
+            df = parse(True)
+        else:
+            raise ValueError(f"{where}: not a valid {'TSV' if sep == chr(9) else 'CSV'} table ({text})") from None
+    kept = starts[:-1] if drop else starts
+    if len(kept) == 0 and len(df) == 0 and drop:
+        raise ValueError(f"{where}: no complete row (the only row was dropped as truncated)")
+    rows = _Rows("line", kept) if len(kept) == len(df) else _Rows("row")
+    return df, rows, notes
+
+
+def _records_frame(records: list, rows_of: _Rows, where: str, roles: tuple[str, ...], score: str):
+    """Decoded JSON / JSONL records -> DataFrame; a record lacking a column the others have is an error
+    (it would be read as a missing score or an empty label)."""
+    import pandas as pd
+
+    present = {c for c in roles if any(c in r for r in records)}
+    if present:
+        for i, r in enumerate(records):
+            if not present <= r.keys():
+                col = sorted(present - r.keys())[0]
+                hint = f"; write \"{col}\": null for a missing trial" if col == score else ""
+                raise ValueError(f"{where}: {rows_of(i)}: no {col!r} field (other records have one{hint})")
+    return pd.DataFrame.from_records(records)
+
+
+def _read_jsonl(path: Path, where: str, allow_truncated: bool, roles: tuple[str, ...] = _ROLES
+                ) -> tuple[list, _Rows, list[str]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        line, reason = _first_bad_byte(path)
+        raise ValueError(f"{where}: line {line}: not UTF-8 text ({reason})") from None
+    except OSError as exc:
+        raise _open_error(exc, where, "a JSON-lines file") from None
+    lines = text.split("\n")
+    last = max((k for k, ln in enumerate(lines) if ln.strip()), default=-1)
+    records, numbers, notes = [], [], []
+    quoted = [json.dumps(r) for r in roles]
+    for k, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            # a column's key written twice is an error (JSON keeps the last); the slower duplicate-checking
+            # decode runs only on lines that name a column twice
+            twice = any(line.count(q) > 1 for q in quoted)
+            rec = json.loads(line, object_pairs_hook=no_duplicate_keys if twice else None)
+        except json.JSONDecodeError as exc:
+            if k == last and not text.endswith("\n"):
+                notes.append(_truncated(where, k + 1, f"not valid JSON: {exc.msg} (column {exc.colno})",
+                                        allow_truncated))
+                continue
+            raise ValueError(f"{where}: line {k + 1}: not valid JSON (column {exc.colno}: {exc.msg})") from None
+        except ValueError as exc:
+            raise ValueError(f"{where}: line {k + 1}: {exc}") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{where}: line {k + 1}: expected an object (one record per line, "
+                             f"{{\"model\": ..., \"question\": ..., \"score\": ...}}), got {show(rec)}")
+        records.append(rec)
+        numbers.append(k + 1)
+    if not records:
+        raise ValueError(f"{where}: no records (expected one JSON object per line)")
+    return records, _Rows("line", numbers), notes
+
+
+def _read_json_records(path: Path, where: str) -> tuple[list, _Rows]:
+    from ._vendor import load_json
+
+    data = load_json(path, where, strict_keys=True)
+    if isinstance(data, dict):
+        keys = list(data)[:8]
+        hint = ("; a bayeseval-outcomes file needs \"format\": \"bayeseval-outcomes/1\"" if "models" in data else "")
+        raise ValueError(f"{where}: expected a JSON list of records [{{\"model\": ..., \"question\": ..., "
+                         f"\"score\": ...}}, ...] (a long table), got an object with keys {keys}{hint}")
+    if not isinstance(data, list):
+        raise ValueError(f"{where}: expected a JSON list of records (a long table), got {show(data)}")
+    if not data:
+        raise ValueError(f"{where}: the list of records is empty")
+    for i, rec in enumerate(data):
+        if not isinstance(rec, dict):
+            raise ValueError(f"{where}: record {i}: expected an object {{\"model\": ..., \"question\": ..., "
+                             f"\"score\": ...}}, got {show(rec)}")
+    return data, _Rows("record")
+
+
+def _check_path(path: Path, what: str) -> None:
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder, expected {what}")
+
+
+def read_long(path: str | Path, *, format: str | None = None, allow_truncated: bool = False,
+              **columns) -> OutcomeSet:
+    """Read a long table from CSV, TSV, JSONL, JSON (a list of records) or Parquet; see :func:`from_long`.
+
+    Errors name the file, the record (``line`` for CSV / TSV / JSONL, ``record`` for JSON, ``row`` for
+    Parquet) and the column.  A file cut inside its last row is an error; ``allow_truncated=True``
+    drops that row and warns (the warning is also in ``OutcomeSet.warnings``).
+    """
     import pandas as pd
 
     path = Path(path)
@@ -148,53 +420,77 @@ def read_long(path: str | Path, *, format: str | None = None, **columns) -> Outc
     if fmt not in set(_LONG_FORMATS.values()):
         raise ValueError(f"{path}: unknown table format {path.suffix!r}; pass format= one of "
                          f"{sorted(set(_LONG_FORMATS.values()))}")
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
+    _check_path(path, f"a {fmt} file")
+    where = str(path)
+    names = {k: columns.get(k, k) for k in _ROLES}
+    roles = tuple(v for v in names.values() if v)
+    notes: list[str] = []
     try:
-        labels = [columns.get(k, k) for k in ("model", "question", "dataset") if columns.get(k, k)]
         if fmt in ("csv", "tsv"):  # ids and names exactly as written ("007", "1e3"); empty scores are missing
-            df = pd.read_csv(path, sep="\t" if fmt == "tsv" else ",", dtype={c: str for c in labels},
-                             keep_default_na=False, na_values={columns.get("score", "score"): ["", "NA", "NaN", "nan", "null"]},
-                             encoding="utf-8-sig")
+            labels = [names[k] for k in ("model", "question", "dataset") if names[k]]
+            score_col = names["score"]
+            df, rows_of, notes = _read_csv(
+                path, "\t" if fmt == "tsv" else ",", where, allow_truncated=allow_truncated, key_columns=roles,
+                empty_tail_counts=lambda col: col in roles, dtype={c: str for c in labels}, keep_default_na=False,
+                na_values={score_col: ["", "NA", "NaN", "nan", "null"]})
         elif fmt == "jsonl":
-            df = pd.read_json(path, lines=True, dtype=False)
+            records, rows_of, notes = _read_jsonl(path, where, allow_truncated, roles)
+            df = _records_frame(records, rows_of, where, roles, names["score"])
         elif fmt == "json":
-            df = pd.read_json(path, orient="records", dtype=False)
+            records, rows_of = _read_json_records(path, where)
+            df = _records_frame(records, rows_of, where, roles, names["score"])
         else:
-            df = pd.read_parquet(path)
+            try:
+                df = pd.read_parquet(path)
+            except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+                raise ValueError(f"{where}: not a valid parquet table ({str(exc).splitlines()[0]})") from None
+            rows_of = _Rows("row")
     except ImportError as exc:
         raise ImportError(f"{path}: reading {fmt} needs an extra package ({exc}); pip install 'bayeseval[tables]'") from None
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a valid {fmt} table ({str(exc).splitlines()[0]})") from None
-    return from_long(df, where=str(path), **columns)
+    return _warn(_from_long(df, rows_of, where=where, **columns), notes)
 
 
 def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dataset",
-              question: str | None = None) -> OutcomeSet:
+              question: str | None = None, allow_truncated: bool = False) -> OutcomeSet:
     """Read a wide per-model CSV: one row per question, the id column first (or ``question=``),
-    then one column per trial; empty cells are missing trials.  ``model`` defaults to the file stem."""
-    import pandas as pd
-
+    then one column per trial; empty cells are missing trials.  ``model`` defaults to the file stem.
+    Errors name the file, the line and the column; ``allow_truncated`` as in :func:`read_long`."""
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    try:
-        df = pd.read_csv(path, sep="\t" if path.suffix.lower() == ".tsv" else ",", encoding="utf-8-sig",
-                         dtype={0: str} if question is None else {question: str})
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise ValueError(f"{path}: not a valid CSV table ({str(exc).splitlines()[0]})") from None
+    _check_path(path, "a CSV file")
+    where = str(path)
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    df, rows_of, notes = _read_csv(path, sep, where, allow_truncated=allow_truncated,
+                                   key_columns=(question,) if question else (),
+                                   empty_tail_counts=lambda col: True,
+                                   dtype={0: str} if question is None else {question: str})
     if df.shape[1] < 2:
         raise ValueError(f"{path}: a wide table needs a question id column and at least one trial column")
+    if len(df) == 0:
+        raise ValueError(f"{path}: the table has no rows")
     qcol = question if question is not None else df.columns[0]
     if qcol not in df.columns:
         raise ValueError(f"{path}: no question column {qcol!r}; columns are {list(map(str, df.columns))}")
     ids = df[qcol]
     if ids.isna().any() or ids.duplicated().any():
         bad = int(np.flatnonzero((ids.isna() | ids.duplicated()).to_numpy())[0])
-        raise ValueError(f"{path}: row {bad}: question id {_plain(ids.iloc[bad])!r} is empty or repeated")
+        what = "is empty" if ids.isna().iloc[bad] else (
+            f"repeats {rows_of(int(np.flatnonzero((ids == ids.iloc[bad]).to_numpy())[0]))}")
+        raise ValueError(f"{path}: {rows_of(bad)}: column {str(qcol)!r}: question id {_plain(ids.iloc[bad])!r} "
+                         f"{what}; a wide table has one row per question")
+    for i, v in enumerate(ids):
+        if control_char(v) is not None:
+            ch = control_char(v)
+            raise ValueError(f"{path}: {rows_of(i)}: column {str(qcol)!r} (question id) {v!r} contains the control "
+                             f"character {ch!r} at position {v.index(ch)}; names and ids must be printable text")
+    name = model or path.stem
+    if control_char(name) is not None:
+        raise ValueError(f"{path}: the model name {name!r} (the file name) contains a control character; pass model=")
     body = df.drop(columns=[qcol])
+    width = body.shape[1]
     flat = body.astype(object).to_numpy().ravel()
-    cats, weights = _scores(flat, str(path), "trial cells")
+    cats, weights = _scores(flat, where, "the trial cells",
+                            lambda k: f"{rows_of(k // width)}: column {str(body.columns[k % width])!r}")
     matrix = cats.reshape(body.shape)
-    ids = [_plain(v) for v in ids]
-    return OutcomeSet([Run(dataset, model or path.stem, ids, matrix, weights=weights, meta={"source": str(path)})])
+    out = OutcomeSet([Run(dataset, name, [_plain(v) for v in ids], matrix, weights=weights,
+                          meta={"source": str(path)})])
+    return _warn(out, notes)
