@@ -6,6 +6,8 @@ format               what it reads
 ``outcomes``         a compact ``bayeseval-outcomes/1`` JSON file
 ``long``             a long table: CSV / TSV / JSONL / JSON records / Parquet
 ``wide``             a wide per-model CSV (question id, then one column per trial)
+``model-columns``    one column per model, rows ``q`` / ``q.1`` / ``q.2`` (question.run,
+                     MathArena's layout) or a question and a run (``trial``) column
 ``aisbench``         an AISBench output folder (or one results JSON)
 ``opencompass``      an OpenCompass output folder (or one results JSON)
 ``lm-eval``          lm-evaluation-harness ``samples_*.jsonl`` (file or folder)
@@ -16,7 +18,10 @@ format               what it reads
 folders and tool outputs, reads ``.json`` files that declare
 ``bayeseval-outcomes/1`` as outcome files, and treats other tables as long
 tables when they have the question column and a score, model or trial column,
-else as wide CSV.  A CSV/TSV header with a score, model or trial column but no
+as models in columns when the rows are ``question.run`` ids (or a question and a
+trial column come without score and model columns; the loader then says what it
+found), else as wide CSV.  Row ids that look like ``question.run`` without that
+layout are an error naming the choices.  A CSV/TSV header with a score, model or trial column but no
 question column is an error that names the column options (a long table with
 other column names; ``columns=`` / CLI ``--question-col`` etc.), and a failed
 wide read says why the file was read as wide.  Several paths give one merged
@@ -31,11 +36,11 @@ from typing import Any, Iterable
 
 from .outcomes import FORMAT, read_outcomes
 from .outcomeset import OutcomeSet
-from .tables import read_long, read_wide
+from .tables import read_long, read_model_columns, read_wide, split_run_ids
 
 __all__ = ["load", "FORMATS"]
 
-FORMATS = ("auto", "outcomes", "long", "wide", "aisbench", "opencompass", "lm-eval", "inspect")
+FORMATS = ("auto", "outcomes", "long", "wide", "model-columns", "aisbench", "opencompass", "lm-eval", "inspect")
 _TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq", ".json"}
 _COLUMN_KEYS = ("model", "question", "trial", "score", "dataset")
 
@@ -84,6 +89,51 @@ def _looks_long(path: Path, columns: dict) -> bool:
     return False
 
 
+def _first_column(path: Path) -> list[str]:
+    import csv
+
+    out = []
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+            rows = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+            next(rows, None)
+            out = [r[0].strip() for r in rows if r and r[0].strip()]
+    except (OSError, csv.Error):
+        pass
+    return out
+
+
+def _model_columns_layout(path: Path, columns: dict) -> dict | None:
+    """Does a CSV/TSV hold one column per model (rows = question x run)?  ``{}`` / ``{"trial": col}`` if so.
+
+    Two signs: a question and a trial (run) column with neither a score nor a model column, or row ids
+    ``q``, ``q.1``, ``q.2`` (MathArena's layout).  Row ids with ``.r`` suffixes that do not follow that
+    layout are ambiguous: an error that names the choices.
+    """
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return None
+    header = _header(path)
+    if len(header) < 2:
+        return None
+    names = {k: columns.get(k, k) for k in ("question", "score", "model", "trial")}
+    if names["question"] in header and names["trial"] in header and names["score"] not in header \
+            and names["model"] not in header and len(header) >= 3:
+        return {"question": names["question"], "trial": names["trial"]}
+    if names["question"] in header or names["score"] in header or names["model"] in header:
+        return None
+    ids = _first_column(path)
+    if ids and split_run_ids(ids) is not None:
+        return {}
+    import re
+
+    if ids and sum(bool(re.fullmatch(r".+\.\d+", i)) for i in ids) > len(ids) / 2:
+        raise ValueError(f"{path}: ambiguous layout: the row ids look like 'question.run' ({ids[:3]} ...) but do "
+                         "not follow q, q.1, q.2, ...; pass format='wide' (CLI --input-format wide: one model, "
+                         "rows are questions, columns are trials) or format='model-columns' with run= "
+                         "(CLI --input-format model-columns --trial-col NAME: columns are models)")
+    return None
+
+
 _WIDE_HINT = ("; read as a wide table (a question id column, then one column per trial) because the header has "
               "no {q!r} column with a {s!r} or {m!r} column: for a long table (one row per trial) name its columns "
               "with columns={{'question': NAME, 'model': NAME, 'score': NAME}} (CLI --question-col NAME "
@@ -119,8 +169,12 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
                 raise ValueError(f"{path}: a folder, but not an AISBench, OpenCompass or lm-eval output folder; "
                                  "pass the files inside it, or format=")
             if path.suffix.lower() in _TABLE_SUFFIXES:
-                fmt = "long" if _looks_long(path, columns) else "wide"
-                guessed_wide = fmt == "wide"
+                layout = _model_columns_layout(path, columns)
+                if layout is not None:
+                    fmt, columns = "model-columns", {**columns, **layout}
+                else:
+                    fmt = "long" if _looks_long(path, columns) else "wide"
+                    guessed_wide = fmt == "wide"
             else:
                 raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS[1:]}")
     if fmt == "outcomes":
@@ -128,6 +182,11 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     truncated = {"allow_truncated": bool(options["allow_truncated"])} if "allow_truncated" in options else {}
     if fmt == "long":
         return read_long(path, **truncated, **columns)
+    if fmt == "model-columns":
+        opts = {k: columns[k] for k in ("question", "dataset") if k in columns}
+        if "run" in columns or "trial" in columns:
+            opts["run"] = columns.get("run", columns.get("trial"))
+        return read_model_columns(path, **truncated, **opts)
     if fmt == "wide":
         wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
         try:

@@ -47,6 +47,7 @@ import csv
 import io
 import itertools
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -56,7 +57,7 @@ import numpy as np
 from ._vendor import _open_error, categorise, control_char, no_duplicate_keys, show, stacklevel
 from .outcomeset import OutcomeSet, Run
 
-__all__ = ["from_long", "read_long", "read_wide"]
+__all__ = ["from_long", "read_long", "read_wide", "read_model_columns", "split_run_ids"]
 
 _LONG_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
                  ".parquet": "parquet", ".pq": "parquet"}
@@ -494,3 +495,102 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     out = OutcomeSet([Run(dataset, name, [_plain(v) for v in ids], matrix, weights=weights,
                           meta={"source": str(path)})])
     return _warn(out, notes)
+
+
+_RUN_ID = re.compile(r"^(?P<q>.+?)\.(?P<r>\d+)$")
+
+
+def split_run_ids(ids: list[str]) -> tuple[list[str], list[int]] | None:
+    """Row ids ``q`` / ``q.1`` / ``q.2`` ... (question ``q``, runs 0, 1, 2, ...) -> (questions, runs).
+
+    None unless the ids follow that layout: at least one ``q.r`` id, the bare ``q`` present for every
+    one of them, and no (question, run) twice.
+
+    >>> split_run_ids(["1", "1.1", "1.2", "2", "2.1", "2.2"])
+    (['1', '1', '1', '2', '2', '2'], [0, 1, 2, 0, 1, 2])
+    >>> split_run_ids(["1.1", "1.2", "2.5"]) is None
+    True
+    """
+    ids = [str(i).strip() for i in ids]
+    bare = set(ids)
+    qs, runs, suffixed = [], [], False
+    for i in ids:
+        m = _RUN_ID.match(i)
+        if m and m.group("q") in bare:
+            qs.append(m.group("q"))
+            runs.append(int(m.group("r")))
+            suffixed = True
+        else:
+            qs.append(i)
+            runs.append(0)
+    if not suffixed or len(set(zip(qs, runs))) != len(ids):
+        return None
+    return qs, runs
+
+
+def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: str | None = None,
+                       run: str | None = None, allow_truncated: bool = False) -> OutcomeSet:
+    """Read a table with one column per model: rows are (question, run), cells are outcomes.
+
+    The question and run come from a row id ``q`` / ``q.1`` / ``q.2`` ... in the first column (or
+    ``question=``), the layout MathArena publishes (Balunovic et al. 2025), or from a separate ``run=``
+    column.  Every other column is a model.  Empty cells are missing trials.  The result says what it
+    found (models, questions, trials) in ``OutcomeSet.warnings``, so a misread layout shows.
+    """
+    path = Path(path)
+    _check_path(path, "a CSV file")
+    where = str(path)
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    keys = tuple(k for k in (question, run) if k)
+    df, rows_of, notes = _read_csv(path, sep, where, allow_truncated=allow_truncated, key_columns=keys,
+                                   empty_tail_counts=lambda col: True,
+                                   dtype={k: str for k in keys} if keys else {0: str})
+    if len(df) == 0:
+        raise ValueError(f"{path}: the table has no rows")
+    qcol = question if question is not None else df.columns[0]
+    for c in (qcol,) + ((run,) if run else ()):
+        if c not in df.columns:
+            raise ValueError(f"{path}: no column {c!r}; columns are {list(map(str, df.columns))}")
+    ids = df[qcol].astype(str).str.strip()
+    if run is not None:
+        try:
+            runs = [int(float(v)) for v in df[run]]
+        except (TypeError, ValueError):
+            raise ValueError(f"{path}: column {run!r} (run) must hold whole numbers") from None
+        qs = list(ids)
+        if len(set(zip(qs, runs))) != len(qs):
+            raise ValueError(f"{path}: column {run!r}: a (question, run) pair appears twice")
+    else:
+        split = split_run_ids(list(ids))
+        if split is None:
+            raise ValueError(f"{path}: column {str(qcol)!r}: the row ids are not 'question.run' ids (q, q.1, q.2, "
+                             "...); pass run= (CLI --trial-col NAME) for a separate run column, or read the file "
+                             "with format='wide' (one model, columns are trials)")
+        qs, runs = split
+    models = [c for c in df.columns if c not in (qcol, run)]
+    if not models:
+        raise ValueError(f"{path}: no model columns besides {qcol!r}")
+    order = list(dict.fromkeys(qs))
+    qpos = {q: i for i, q in enumerate(order)}
+    rpos = {r: j for j, r in enumerate(sorted(set(runs)))}
+    M, N = len(order), len(rpos)
+    out_runs = []
+    for m in models:
+        name = str(m)
+        if control_char(name) is not None:
+            raise ValueError(f"{path}: the model column name {name!r} contains a control character")
+        cats, weights = _scores(df[m].to_numpy(dtype=object), where, f"column {name!r}",
+                                lambda k, name=name: f"{rows_of(k)}: column {name!r}")
+        matrix = np.full((M, N), np.nan)
+        for k, (q, r) in enumerate(zip(qs, runs)):
+            matrix[qpos[q], rpos[r]] = cats[k]
+        keep = ~np.isnan(matrix).all(axis=1)
+        if not keep.any():
+            continue
+        out_runs.append(Run(dataset, name, [q for q, k in zip(order, keep) if k], matrix[keep], weights=weights,
+                            meta={"source": str(path), "layout": "model-columns"}))
+    if not out_runs:
+        raise ValueError(f"{path}: every model column is empty")
+    notes.append(f"{path}: read with models in columns: {len(out_runs)} models, {M} questions, "
+                 f"{N} trials per question (rows are {'question, run' if run else 'question.run ids'})")
+    return _warn(OutcomeSet(out_runs), notes)
