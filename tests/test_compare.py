@@ -461,7 +461,8 @@ def test_one_won_question_is_not_certain():
     A[0, 0] = 1
     c = compare(A, B, seed=1)
     assert c.permutation["p_value"] == 1.0 and c.mcnemar["p_value"] == 1.0
-    assert c.verdict == "no clear difference" and 0.5 < c.p_a_better < 0.95 and c.delta.lo < 0
+    assert c.verdict.startswith("undecided: only 1 of 50 questions differ") and c.decision is None
+    assert 0.5 < c.p_a_better < 0.95 and c.delta.lo < 0
     assert round(c.p_a_better, 2) == 0.89  # the README's number (default seed-1 draws)
     one = compare(np.array([[1]]), np.array([[0]]), seed=1)  # one question
     assert one.p_a_better < 0.95 and one.bootstrap["p_value"] is None
@@ -617,8 +618,9 @@ def test_verdicts_without_rope():
     r = compare(B3, A3, prior="uniform")
     assert 0.025 < r.p_a_better < 0.05 and r.verdict == "no clear difference"
     # ... but is at level 0.9
-    assert compare(A3, B3, prior="uniform", level=0.9).verdict == "A is better"
-    assert compare(B3, A3, prior="uniform", level=0.9).verdict == "B is better"
+    # (decided by the paired sign-flip mid-p; the exact p is above 0.1, so the verdict says it is tentative)
+    assert compare(A3, B3, prior="uniform", level=0.9).verdict.startswith("A is better (tentative")
+    assert compare(B3, A3, prior="uniform", level=0.9).verdict.startswith("B is better (tentative")
 
 
 # ----------------------------------------------------------------------------- 7. question matching

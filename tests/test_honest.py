@@ -66,3 +66,41 @@ def test_a_pass_at_k_comparison_says_mcnemar_tests_avg():
     assert all("pass@2" in t.tests for k, t in c.tests().items() if k != "mcnemar")
     c_avg = be.compare(A, B, metric="avg", seed=1, resamples=500)
     assert "tests avg, not" not in c_avg.mcnemar.method
+
+
+def test_few_differing_questions_do_not_name_a_winner():
+    """MathArena-shaped: 5 of 15 questions differ, all one way (exact sign-flip p = 0.0625)."""
+    A, B = np.zeros((15, 4), int), np.zeros((15, 4), int)
+    A[:5] = 1
+    c = be.compare(A, B, seed=1)
+    assert c.permutation.p_value == pytest.approx(0.0625) and c.permutation["mid_p"] == pytest.approx(0.03125)
+    assert c.verdict.startswith("A is better (tentative: 5 of 15 questions differ")
+    assert any("few differing questions" in n for n in c.notes)
+    A[3:5] = 0  # three differ: no test at 5% can decide
+    c3 = be.compare(A, B, seed=1)
+    assert c3.decision is None and c3.verdict.startswith("undecided: only 3 of 15 questions differ")
+    assert c3.p_a_better > 0.9  # the posterior leans, and is reported, but does not decide
+
+
+def test_the_verdict_follows_the_paired_test_and_compare_all_pairs_agree():
+    rng = np.random.default_rng(8)
+    p = rng.beta(2, 2, 120)
+    A = (rng.random((120, 4)) < np.clip(p + 0.12, 0, 1)[:, None]).astype(int)
+    B = (rng.random((120, 4)) < p[:, None]).astype(int)
+    c = be.compare(A, B, seed=2)
+    assert c.decision == "A" and c.permutation["mid_p"] <= 0.05
+    rk = be.compare_all({"a": A, "b": B}, seed=2)
+    assert rk.pairs[0]["decision"] == "A" and (rk.pairs[0]["a"], rk.pairs[0]["b"]) == ("a", "b")
+
+
+@pytest.mark.slow
+def test_type_one_error_of_the_verdict_stays_near_its_level():
+    """A quick cell of benchmarks/typei_compare.py: Beta(0.5, 0.5) pool, M = 30, N = 4, 200 null replicates."""
+    rng = np.random.default_rng(11)
+    rejected = 0
+    for r in range(200):
+        p = rng.beta(0.5, 0.5, 30)
+        A = (rng.random((30, 4)) < p[:, None]).astype(int)
+        B = (rng.random((30, 4)) < p[:, None]).astype(int)
+        rejected += be.compare(A, B, seed=r, resamples=1000, draws=1000).decision is not None
+    assert rejected / 200 <= 0.10  # nominal 5%; before, the posterior-only verdict was at 7-10% on such pools

@@ -594,6 +594,28 @@ def compare(
             else:
                 notes.append("every question has the same difference; the t-test and effect size are undefined")
             wil = wilcoxon_test(d, tests=f"per-question {pa.spec.label} differences symmetric about 0")
+    too_few, tentative = None, ""
+    if rope_lh is None and perm is not None:
+        # the headline decision keeps its level: the paired sign-flip test (mid-p, Lancaster 1961) at
+        # alpha = 1 - level decides, in the direction of the difference; the posterior alone over-decides
+        # with few differing questions (a Bayesian bootstrap of a handful of one-sided differences is
+        # near-certain: type-I 9-13% at M = 15-30, N = 1 in benchmarks/results_typei.md)
+        test_says = perm["mid_p"] <= 1.0 - level and perm.statistic != 0
+        side = ("A" if perm.statistic > 0 else "B") if test_says else None
+        differ = int(np.count_nonzero(snap_ties(xa - xb)))
+        if decision != side and side is None:
+            notes.append(f"P({names[0]} > {names[1]}) = {p_ab:.3f}, but the paired sign-flip test gives mid-p = "
+                         f"{perm['mid_p']:.4g} > {1 - level:.2g} ({differ} of {ca.M} questions differ): too "
+                         "little evidence to name a winner at this level")
+        decision = side
+        if side is None and 0 < differ and 0.5**differ > 1.0 - level:  # even all one way could not decide
+            too_few = (f"undecided: only {differ} of {ca.M} questions differ, too few to decide at {level:.0%} "
+                       f"(at least {math.ceil(math.log2(1.0 / (1.0 - level)))} are needed)")
+        if side is not None and perm.p_value > 1.0 - level:  # decided on the mid-p only: say how thin it is
+            tentative = (f" (tentative: {differ} of {ca.M} questions differ; the exact sign-flip p = "
+                         f"{perm.p_value:.4g} > {1 - level:.2g}, the mid-p {perm['mid_p']:.4g} decides)")
+            notes.append(f"the verdict rests on few differing questions ({differ} of {ca.M}): the exact paired "
+                         f"test alone (p = {perm.p_value:.4g}) would not decide at {level:.0%}")
     mc = mcnemar_tests(ca, cb, first_a, first_b, collapse)
     if pa.spec.label != "avg":  # McNemar is about per-trial correctness: say so beside any other metric
         mc = replace(mc, method=f"{mc.method} [tests avg, not {pa.spec.label}]")
@@ -601,7 +623,8 @@ def compare(
                      f"which the Bayesian difference, bootstrap, permutation, t and Wilcoxon rows test")
     return Comparison(
         names=names, metric=pa.spec.label, M=ca.M, N=(_n_label(ca), _n_label(cb)), estimates=est, delta=delta,
-        p_a_better=p_ab, rope=rope_out, verdict=verdict_text(names, decision, rope_lh is not None), bootstrap=boot,
+        p_a_better=p_ab, rope=rope_out, verdict=too_few or verdict_text(names, decision, rope_lh is not None) + tentative,
+        bootstrap=boot,
         permutation=perm, mcnemar=mc, t_test=ttest, wilcoxon=wil, miller=miller, effect_size=effect, seed=seed,
         notes=tuple(notes), decision=decision, _draws=dx,
     )

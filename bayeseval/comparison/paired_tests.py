@@ -200,7 +200,7 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
     t_obs = float(d.sum())
     v, f = _distinct(d[d != 0])
     if v.size == 0:
-        return TestResult("sign-flip permutation", tests, 0.0, 1.0, "exact", details={"resamples": 0})
+        return TestResult("sign-flip permutation", tests, 0.0, 1.0, "exact", details={"resamples": 0, "mid_p": 1.0})
     tol = 1e-9 * max(1.0, float(np.abs(v) @ f))
     log_combos = float(np.log(f.astype(np.float64) + 1).sum())
     if log_combos <= math.log(exact_limit):
@@ -211,16 +211,23 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
             pv = stats.binom.pmf(x, fu, 0.5)
             values = (values[:, None] + vu * (2 * x - fu)[None, :]).ravel()
             probs = (probs[:, None] * pv[None, :]).ravel()
-        p = float(probs[np.abs(values) >= abs(t_obs) - tol].sum())
-        return TestResult("sign-flip permutation", tests, t_obs / M, min(1.0, p), "exact", details={"resamples": 0})
+        at_least = np.abs(values) >= abs(t_obs) - tol
+        tie = at_least & (np.abs(values) <= abs(t_obs) + tol)
+        p = float(probs[at_least].sum())
+        mid = p - 0.5 * float(probs[tie].sum())  # mid-p (Lancaster 1961): half the probability of the observed value
+        return TestResult("sign-flip permutation", tests, t_obs / M, min(1.0, p), "exact",
+                          details={"resamples": 0, "mid_p": min(1.0, mid)})
     T = np.empty(resamples)
     step = max(1, 4_000_000 // v.size)
     for s in range(0, resamples, step):
         c = min(step, resamples - s)
         T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
-    p = (1 + np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)) / (resamples + 1)
+    ge = np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)
+    eq = np.count_nonzero(np.abs(np.abs(T) - abs(t_obs)) <= tol)
+    p = (1 + ge) / (resamples + 1)
+    mid = (1 + ge - 0.5 * eq) / (resamples + 1)
     return TestResult("sign-flip permutation", tests, t_obs / M, float(min(1.0, p)), "monte carlo",
-                      details={"resamples": int(resamples)})
+                      details={"resamples": int(resamples), "mid_p": float(min(1.0, mid))})
 
 
 # ----------------------------------------------------------------------------- McNemar

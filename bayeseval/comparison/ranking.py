@@ -48,8 +48,9 @@ class Ranking(Result):
     """Result of :func:`compare_all`: scores, rank probabilities and the pairwise comparisons asked for.
 
     ``pairs`` holds one dict per tested pair: ``a``, ``b``, ``delta``, ``lo``, ``hi``,
-    ``p_a_better``, ``decision`` (``"A"``, ``"B"`` or None, as :func:`~bayeseval.compare` decides),
-    ``p_value`` and its adjustments ``p_holm``, ``p_bh`` over the tested pairs.  ``pair_set`` says
+    ``p_a_better``, ``decision`` (``"A"``, ``"B"`` or None: the pair's paired test -- permutation mid-p or
+    bootstrap p -- Holm-adjusted over the tested pairs, at ``1 - level``, in the direction of the
+    difference), ``p_value`` and its adjustments ``p_holm``, ``p_bh`` over the tested pairs.  ``pair_set`` says
     which pairs were tested ("adjacent", "all" or "custom").
     """
 
@@ -239,21 +240,29 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
         delta, dx, _ = paired_difference(posts[a], posts[b], scope=scope, method=method, level=level, draws=draws,
                                          rng=rb, xa=X[lo_i], xb=X[hi_j])
         pab = p_better(dx)
-        p = None
+        p = p_decide = None
         if X[lo_i] is not None and X[hi_j] is not None:
             d = snap_ties(X[lo_i] - X[hi_j])
             res = (sign_flip_test(d, resamples=resamples, rng=r_perm) if test == "permutation"
                    else paired_bootstrap(d, resamples=resamples, level=level, rng=r_boot))
             p = res.p_value
+            p_decide = res["mid_p"] if test == "permutation" else p
         rec = {"a": a, "b": b, "delta": delta.mean, "lo": delta.lo, "hi": delta.hi, "p_a_better": pab}
         if (i, j) != (lo_i, hi_j):  # presented the other way round: the same posterior, mirrored
             rec = {"a": b, "b": a, "delta": -delta.mean, "lo": -delta.hi, "hi": -delta.lo, "p_a_better": 1.0 - pab}
-        rec["decision"] = decide(level, rec["p_a_better"])
         rec["p_value"] = p
-        out.append(rec)
-    adj = adjust([p["p_value"] for p in out])
-    for p, h, q in zip(out, adj["holm"], adj["fdr_bh"]):
-        p["p_holm"], p["p_bh"] = (float(h), float(q)) if math.isfinite(h) else (None, None)
+        out.append((rec, p_decide))
+    adj = adjust([rec["p_value"] for rec, _ in out])
+    # decisions keep their level as compare's do: the paired test (permutation: mid-p), Holm-adjusted
+    # over the tested pairs, decides in the direction of the difference; without a test, the posterior
+    adj_decide = adjust([pd for _, pd in out], ("holm",))["holm"]
+    for (rec, pd), h, q, hd in zip(out, adj["holm"], adj["fdr_bh"], adj_decide):
+        rec["p_holm"], rec["p_bh"] = (float(h), float(q)) if math.isfinite(h) else (None, None)
+        if pd is None:
+            rec["decision"] = decide(level, rec["p_a_better"])
+        else:
+            rec["decision"] = ("A" if rec["delta"] > 0 else "B") if hd <= 1.0 - level and rec["delta"] != 0 else None
+    out = [rec for rec, _ in out]
     idx = [names.index(k) for k in ranked]
     return Ranking(
         metric=posts[names[0]].spec.label, scope=scope, level=level, models=ranked, scores=scores,
