@@ -90,7 +90,10 @@ def _install_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def _service(request: Request, exc: ServiceError):
-        return _json(exc.status, exc.body())
+        response = _json(exc.status, exc.body())
+        if exc.status == 503:
+            response.headers["Retry-After"] = "2"  # seconds: a replacement worker is starting
+        return response
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):

@@ -90,6 +90,20 @@ class BodyLimit:
             chunks.append(body)
             if not message.get("more_body", False):
                 break
+        ctype = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if ctype == b"application/json" or ctype.endswith(b"+json"):
+            data = b"".join(chunks)
+            # json.loads would sniff UTF-16 / UTF-32 from the bytes; the API speaks UTF-8 only (RFC 8259)
+            problem = ("a UTF-16/UTF-32 byte order mark or NUL bytes" if data[:2] in (b"\xff\xfe", b"\xfe\xff")
+                       or b"\x00" in data[:4] else None)
+            if problem is None:
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    problem = f"a byte that is not UTF-8 at offset {exc.start}"
+            if problem is not None:
+                return await _send_json(send, 400, error_body("invalid_json", "body",
+                                                              f"the JSON body must be UTF-8; it has {problem}"))
         replayed = False
 
         async def replay():

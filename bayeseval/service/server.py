@@ -92,9 +92,31 @@ def cmd_serve(args) -> int:
         raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set")
     settings = Settings.from_env(api_key=key, workers=args.workers, timeout=args.timeout, max_body=args.max_body,
                                  max_cells=args.max_cells)
+    check_address(args.host, args.port)
     serve(args.host, args.port, settings=settings, processes=args.processes, log_level=args.log_level,
           access_log=not args.no_access_log)
     return 0
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuse, before uvicorn starts, a port outside 1..65535, a host that is not an address of this machine,
+    and a port already in use: one clear ValueError naming the option (the CLI prints it, exit 2)."""
+    import socket
+
+    if not 1 <= int(port) <= 65535:
+        raise ValueError(f"--port {port}: a TCP port must be between 1 and 65535")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"--host {host}: not an address or name this machine can listen on ({exc})") from None
+    family, _, _, _, addr = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(addr)
+        except OSError as exc:
+            what = "is already in use" if exc.errno in (98, 48, 10048) else f"cannot be used ({exc.strerror})"
+            raise ValueError(f"--host {host} --port {port}: that address {what}") from None
 
 
 def main(argv=None) -> int:

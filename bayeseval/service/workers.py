@@ -239,7 +239,12 @@ class ComputePool:
         except asyncio.TimeoutError:
             self._spawn_replace(worker, fut)
             raise time_limit_error(self.timeout) from None
-        except BaseException:  # the worker died, or this request was cancelled mid-computation
+        except (EOFError, OSError) as exc:  # the worker process ended mid-request (the OOM killer, a signal)
+            self._spawn_replace(worker, fut)
+            raise ServiceError(503, "worker_lost", None,
+                               f"the compute worker ended during this request ({type(exc).__name__}); a replacement "
+                               "is starting: retry, or send a smaller request if it happens again") from None
+        except BaseException:  # this request was cancelled mid-computation
             self._spawn_replace(worker, fut)
             raise
         self._idle.put_nowait(worker)
