@@ -35,6 +35,7 @@ from ..intervals import normal_interval
 from . import categorical as cat
 from . import coefficients as coef
 from .engine import Bernstein, cross_moments_states
+from .tailpass import TailPassDraws, TailPassProfile, tailpass, tailpass_empirical
 
 __all__ = [
     "bayes", "bayes_ci", "avg", "avg_ci",
@@ -48,6 +49,7 @@ __all__ = [
     "geo_spectrum_at_k", "geo_spectrum_at_k_ci",
     "geo_spectrum_star_at_k", "geo_spectrum_star_at_k_ci",
     "bernstein_at_k", "bernstein_at_k_ci",
+    "tailpass", "tailpass_empirical", "TailPassProfile", "TailPassDraws",
 ]
 
 UNIT = (0.0, 1.0)
