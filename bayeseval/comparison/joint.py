@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from ..metrics.engine import bernstein_eval, moments_rows
-from ..posterior import ATOMS, EXACT_GROUP, Posterior
+from ..posterior import EXACT_GROUP, Posterior
 
 __all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
            "DP_CONCENTRATION"]
@@ -73,13 +73,7 @@ class Side:
 
     def sample(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
         """``(c, len(states))`` draws of ``g(p)`` for questions in the given count states."""
-        if a is None:
-            table = self.post.atoms()[:, :, 0]
-            return table[states[None, :], rng.integers(0, ATOMS, size=(c, states.size))]
-        s = self.s_u[states][None, :]
-        f = (self.n_u - self.s_u)[states][None, :]
-        p = rng.beta(a[:, None] + s, b[:, None] + f)
-        return bernstein_eval(self.c, p)
+        return self.post.state_draws(rng, states, a, b, c)
 
 
 def _state_freq(side: Side) -> np.ndarray:

@@ -3,7 +3,18 @@
 :func:`build` parses the metric and prior, counts the outcomes (a :class:`~bayeseval.Counts` passes
 through), and picks the model's class from :data:`REGISTRY` by the prior's kind.  Adding a
 population model is one subclass of :class:`Posterior` and one line in :data:`REGISTRY`.
-See :mod:`bayeseval.posterior.base` for the two scopes and the three interval methods.
+See :mod:`bayeseval.posterior.base` for the interface, the two scopes and the three interval methods.
+
+* ``"beta"`` -- :class:`IndependentBeta` (``beta.py``): ``p_i ~ Beta(alpha0, beta0)`` independently.
+* ``"hierarchical"`` -- :class:`HierarchicalBetaPosterior` (``hierarchical.py``): ``p_i ~ Beta(mu kappa,
+  (1 - mu) kappa)`` with ``(mu, kappa)`` on a grid.
+* ``"dirichlet"`` -- :class:`DirichletPosterior` (``dirichlet.py``): ``p_i ~ Dirichlet(1 + R0_i)``
+  independently (Bayes@N, categorical avg, max@k).
+* ``"hierarchical-dirichlet"`` -- :class:`HierarchicalDirichletPosterior` (``hdirichlet.py``):
+  ``p_i ~ Dirichlet(s m)`` with ``(s, m)`` from their posterior.
+
+The Beta models share :class:`~bayeseval.posterior.binary._BinaryPosterior`, the Dirichlet models
+:class:`~bayeseval.posterior.categorical._CategoricalPosterior`.
 
 >>> import numpy as np
 >>> post = build(np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1]]), "pass@2", prior="uniform")
@@ -20,8 +31,10 @@ from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
 from ..targets import MetricSpec, parse
 from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
-from .binary import HierarchicalBetaPosterior, IndependentBeta
-from .categorical import DirichletPosterior, HierarchicalDirichletPosterior
+from .beta import IndependentBeta
+from .dirichlet import DirichletPosterior
+from .hdirichlet import HierarchicalDirichletPosterior
+from .hierarchical import HierarchicalBetaPosterior
 
 __all__ = ["Posterior", "build", "posterior_for", "REGISTRY", "interval_from_draws", "SCOPES", "METHODS",
            "EXACT_GROUP", "ATOMS", "IndependentBeta", "HierarchicalBetaPosterior", "DirichletPosterior",

@@ -33,6 +33,7 @@ clustered standard errors); Rubin (1981), "The Bayesian bootstrap", Ann. Stat.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -84,14 +85,16 @@ def interval_from_draws(x: np.ndarray, level: float, method: str) -> tuple[float
     return float(s[i]), float(s[i + width])
 
 
-class Posterior:
+class Posterior(ABC):
     """The posterior of one metric on one outcome set under one population model.
 
     Built once; :meth:`moments`, :meth:`draws` and :meth:`single_question_exact` then answer for
     either scope.  Attributes every model sets: ``counts``, ``spec`` (the metric), ``prior`` (its
     :class:`~bayeseval.priors.PriorSpec`), ``M``, ``freq`` (questions per distinct count state or
     row), ``range`` (the metric's range), ``binary_model`` (per-question Beta posteriors of 0/1
-    outcomes, as the paired comparisons need).
+    outcomes, as the paired comparisons need: such models also set the payoff columns ``C`` and
+    provide ``state_moments``, ``sample_hyper``, ``state_draws`` and ``base_measure``, see
+    :class:`bayeseval.posterior.binary._BinaryPosterior`).
     """
 
     binary_model = False
@@ -102,23 +105,25 @@ class Posterior:
 
     # ------------------------------------------------------------------ the interface
     def moments(self, scope: str) -> tuple[float, float]:
-        """Posterior mean and sd of the dataset-level metric in ``scope``."""
+        """Posterior mean and sd of the dataset-level metric in ``scope`` (each model's :meth:`_moments`;
+        one entry point, so that a wrapper on ``Posterior.moments`` sees every model)."""
         return self._moments(scope)
 
-    def _moments(self, scope: str) -> tuple[float, float]:  # pragma: no cover - every model implements it
-        raise NotImplementedError
+    @abstractmethod
+    def _moments(self, scope: str) -> tuple[float, float]:
+        """The model's closed-form mean and sd in ``scope``."""
 
-    def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
+    @abstractmethod
+    def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` posterior draws of the dataset-level metric in ``scope``."""
-        raise NotImplementedError
 
-    def value(self) -> float | None:  # pragma: no cover - every model implements it
+    @abstractmethod
+    def value(self) -> float | None:
         """The finite-sample estimate (unbiased for the "@k" metrics); None where k > n for some question."""
-        raise NotImplementedError
 
-    def state_scores(self) -> np.ndarray | None:  # pragma: no cover - every model implements it
+    @abstractmethod
+    def state_scores(self) -> np.ndarray | None:
         """Per count state (or distinct row): the unbiased per-question estimate; None where k > n."""
-        raise NotImplementedError
 
     def single_question_exact(self, level: float, method: str):
         """An exact interval without draws where the model has one (else None)."""
