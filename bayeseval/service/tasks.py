@@ -87,7 +87,7 @@ def _metric_field(field: str | None = None):
     """Input errors of :func:`bayeseval.evaluate` as 422 naming the metric (``metrics[i]``) they came from."""
     try:
         yield
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
         i = getattr(exc, "metric_index", None)
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
