@@ -612,10 +612,10 @@ def compare(
             too_few = (f"undecided: only {differ} of {ca.M} questions differ, too few to decide at {level:.0%} "
                        f"(at least {math.ceil(math.log2(1.0 / (1.0 - level)))} are needed)")
         if side is not None and perm.p_value > 1.0 - level:  # decided on the mid-p only: say how thin it is
-            tentative = (f" (tentative: {differ} of {ca.M} questions differ; the exact sign-flip p = "
-                         f"{perm.p_value:.4g} > {1 - level:.2g}, the mid-p {perm['mid_p']:.4g} decides)")
-            notes.append(f"the verdict rests on few differing questions ({differ} of {ca.M}): the exact paired "
-                         f"test alone (p = {perm.p_value:.4g}) would not decide at {level:.0%}")
+            tentative = (f" (tentative: {differ} of {ca.M} questions differ; the sign-flip p = "
+                         f"{perm.p_value:.4g} > {1 - level:.2g}, its mid-p {perm['mid_p']:.4g} decides)")
+            notes.append(f"the verdict is borderline ({differ} of {ca.M} questions differ): the sign-flip test's "
+                         f"p = {perm.p_value:.4g} would not decide at {level:.0%}; its mid-p {perm['mid_p']:.4g} does")
     mc = mcnemar_tests(ca, cb, first_a, first_b, collapse)
     if pa.spec.label != "avg":  # McNemar is about per-trial correctness: say so beside any other metric
         mc = replace(mc, method=f"{mc.method} [tests avg, not {pa.spec.label}]")
