@@ -2,10 +2,12 @@
 
 * ``game24`` -- the bundled Game of 24 outcomes (examples/data/tot_game24.json), read once.
 * ``live_service`` -- uvicorn on a free loopback port with :data:`LIVE` settings, started once per
-  session and shared by tests/test_service.py and tests/test_service_schema.py.
+  session and shared by tests/test_service.py, tests/test_service_schema.py and
+  tests/test_service_faults.py.
 
 Slow tests (``@pytest.mark.slow`` or a module's ``pytestmark``): MCMC, the live service and its
-fuzzing, the examples and papers scripts, large-k agreement and subprocess memory checks.
+fuzzing, the examples and papers scripts, large-k agreement, subprocess memory checks, Monte Carlo
+checks of posterior moments and intervals, and the largest differential/quadrature grids.
 ``pytest -m "not slow"`` is the development loop (under a minute); ``pytest`` runs everything.
 """
 

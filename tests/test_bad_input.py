@@ -189,6 +189,7 @@ def test_huge_category_values_are_refused_cleanly(R, caller):
     value_error(lambda: BINARY_CALLERS[caller](R), r"\bR\b")
 
 
+@pytest.mark.slow
 def test_huge_category_value_does_not_allocate_a_huge_table():
     """pass_at_k on R = [[0, 10**12]] must refuse (R is not binary) without trying to build a
     (1, 10**12 + 1) count table.  Run in a child process with a 3 GB address-space limit so a

@@ -252,6 +252,7 @@ def _real_runs():
             yield f"crosswords {dataset} {model}", run.counts(), run.weights
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["population", "benchmark"])
 def test_real_data_intervals_contain_the_sample_value(scope):
     for name, counts, w in _real_runs():

@@ -114,6 +114,7 @@ def test_pass_at_k_curve_line_and_band_are_the_estimates(game24, tmp_path):
     assert ax.lines[1].get_ydata()[-1] == pytest.approx(game24.published["gpt-4 CoT"]["pass@100"])
 
 
+@pytest.mark.slow
 def test_pass_at_k_curve_defaults_and_options(game24):
     # default ks: about 25 log-spaced values up to N = 100, log axis
     ax = pass_at_k_curve({"CoT": game24.counts("gpt-4 CoT")}, scope="benchmark", level=0.8).axes[0]

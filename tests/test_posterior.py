@@ -263,6 +263,7 @@ def _max_at_k_of_theta(theta, w, k):
     return ((F**k - F_prev**k) * ws).sum(axis=-1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["population", "benchmark"])
 @pytest.mark.parametrize("metric", ["bayes", "max@3"])
 def test_categorical_closed_form_vs_independent_monte_carlo(metric, scope):
@@ -392,6 +393,7 @@ def test_draws_reproducible_for_normal_interval_estimates():
     assert est.confidence_interval(method="exact") == est.confidence_interval(method="exact")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scope", ["benchmark", "population"])
 @pytest.mark.parametrize("method", ["exact", "hdi"])
 def test_draw_interval_holds_its_level_under_independent_monte_carlo(scope, method):
@@ -574,6 +576,7 @@ def test_hierarchical_population_avg_is_posterior_of_mu(i, hier_reference):
     assert abs(est3.mean - ref["pass3"]) <= 1e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric,c", [("avg", np.array([0.0, 1.0])), ("pass@3", payoff("pass", 3)), ("maj@3", payoff("maj", 3))])
 def test_hierarchical_benchmark_moments_vs_model_monte_carlo(metric, c):
     rows = HIER_DATA[1] + HIER_DATA[0]

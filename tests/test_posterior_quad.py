@@ -252,6 +252,7 @@ def metric_cases(k, rng):
 K_VALUES = [1, 2, 3, 5, 10, 13]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("a, b", PAIRS, ids=[f"a={a}-b={b}" for a, b in PAIRS])
 @pytest.mark.parametrize("k", K_VALUES)
 def test_single_question_moments(a, b, k):
@@ -296,6 +297,7 @@ def test_ci_accepts_k_larger_than_n(k):
 
 
 # ----------------------------------------------------------------------------- several questions
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("ragged", [False, True])
 def test_multi_question_aggregation(seed, ragged):

@@ -138,6 +138,7 @@ def shuffled(R: np.ndarray, seed: int):
     return rows, R[rows], within
 
 
+@pytest.mark.slow
 @profile(60)
 @given(binary_case(), st.integers(0, 2**32 - 1), priors)
 def test_binary_metrics_invariant_under_permutations(case, seed, prior):

@@ -222,6 +222,7 @@ def test_aliases_are_the_same_metric():
 VARIANTS = ["int", "bool", "float", "int8", "uint8", "list"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(48))
 def test_binary_random_matrices(seed):
     rng = np.random.default_rng(1000 + seed)

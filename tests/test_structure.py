@@ -232,6 +232,7 @@ def test_compare_counts_each_side_once(spies):
     assert spies["to_counts"] == 2 and spies["fit_beta"] == 2
 
 
+@pytest.mark.slow
 def test_compare_all_counts_and_fits_each_model_once(spies):
     K = 6
     data = {f"m{j}": _binary(10 + j, shift=0.02 * j) for j in range(K)}

@@ -32,8 +32,6 @@ from bayeseval.metrics import tailpass as T
 from scorio import eval as S
 from scorio.eval.tailpass import TailPassDraws as SDraws
 
-pytestmark = pytest.mark.slow  # 250 differential and brute-force tests, about 10 s
-
 TOL = 1e-10
 R2 = np.array([[0, 1, 1], [1, 0, 1]])
 R3 = np.array([[0, 1, 2], [2, 2, 1]])
@@ -176,6 +174,7 @@ def test_same_public_attributes_and_methods_as_scorio(draws):
 
 
 # ----------------------------------------------------------------------------- differential: posterior
+@pytest.mark.slow
 @pytest.mark.parametrize("categorical", [False, True], ids=["binary", "categorical"])
 @pytest.mark.parametrize("seed", range(40))
 def test_posterior_profile_matches_scorio(seed, categorical):
@@ -187,6 +186,7 @@ def test_posterior_profile_matches_scorio(seed, categorical):
     compare_profiles(ours.at_k(k2), ref.at_k(k2), rng, f"seed={seed} at_k({k2})")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_hard_posteriors_match_scorio(seed):
     """Near-certain pass@k (tiny variances), strong priors, k well above N, one question, one level."""
