@@ -469,8 +469,8 @@ def _add_stats(p, *, interval: bool = True) -> None:
     if interval:
         g.add_argument("--interval", choices=("exact", "normal", "hdi"), default="exact",
                        help="interval method (default exact: posterior quantiles)")
-        g.add_argument("--prior", choices=("hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
-                       help="prior (default: hierarchical for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
+        g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
+                       help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")
     g.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
 

@@ -2,7 +2,10 @@ r"""Priors for the per-question success probabilities, including hierarchical (p
 
 ``prior=`` in :func:`bayeseval.estimate` accepts
 
-* ``"hierarchical"`` (the default for binary outcomes): questions share a
+* ``"robust"`` (the default for binary outcomes): no shape assumed for the pool of questions.  The
+  pool is a fine-grid mixture of Betas fitted to the count histogram (:class:`BetaMixture`), used
+  only where the data cannot answer alone; see :mod:`bayeseval.posterior.robust`;
+* ``"hierarchical"``: questions share a Beta
   population, ``p_i ~ Beta(mu kappa, (1 - mu) kappa)``, with hyperprior
   ``mu ~ Uniform(0, 1)`` and ``log kappa ~ Uniform(log 0.01, log 1e6)``.  The
   posterior over ``(mu, kappa)`` is computed on an adaptive two-stage grid in
@@ -31,6 +34,9 @@ counts).
 >>> fit = HierarchicalBeta.fit(to_counts(np.array([[1, 0, 1, 1]] * 20 + [[0, 0, 0, 1]] * 20)))
 >>> round(fit.mean_mu, 2)
 0.5
+>>> mix = BetaMixture.fit(to_counts(np.array([[0, 0, 0, 0]] * 12 + [[1, 1, 1, 1]] * 18)))
+>>> mix.pi.shape[0], round(float(mix.predictive(4)[[0, 4]].sum()), 3)   # refits; P(0 or 4 of 4)
+(64, 0.977)
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from scipy.special import betaln, digamma, expit, gammaln, polygamma
 from . import validate as V
 from .counts import Counts
 
-__all__ = ["PriorSpec", "resolve_prior", "HierarchicalBeta", "HierarchicalDirichlet"]
+__all__ = ["PriorSpec", "resolve_prior", "HierarchicalBeta", "HierarchicalDirichlet", "BetaMixture"]
 
 LOGIT_MU = (-12.0, 12.0)
 LOG_KAPPA = (np.log(0.01), np.log(1e6))
@@ -77,7 +83,7 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
             raise ValueError("alpha0/beta0 set a Beta prior for binary outcomes; categorical outcomes use R0")
         return PriorSpec("beta", a, b)
     if prior is None:
-        return PriorSpec("hierarchical") if binary else PriorSpec("dirichlet")
+        return PriorSpec("robust") if binary else PriorSpec("dirichlet")
     if isinstance(prior, str):
         key = prior.strip().lower()
         if key in ("hierarchical", "pooled"):
@@ -85,6 +91,11 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
                 raise ValueError("prior='hierarchical' is the Beta-binomial prior of binary outcomes; categorical "
                                  "outcomes use prior='hierarchical-dirichlet' (the default for avg) or 'dirichlet'")
             return PriorSpec("hierarchical")
+        if key in ("robust", "mixture", "nonparametric"):
+            if not binary:
+                raise ValueError("prior='robust' (a mixture-of-Betas pool) is for 0/1 outcomes; categorical "
+                                 "outcomes use prior='hierarchical-dirichlet' (the default for avg) or 'dirichlet'")
+            return PriorSpec("robust")
         if key in ("hierarchical-dirichlet", "pooled-dirichlet"):
             if binary:
                 raise ValueError("prior='hierarchical-dirichlet' is for categorical outcomes with weights w; "
@@ -98,7 +109,7 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
             return PriorSpec("beta", 0.5, 0.5)
         if key == "dirichlet":
             return PriorSpec("dirichlet")
-        raise ValueError(f"prior must be 'hierarchical', 'hierarchical-dirichlet', 'uniform', 'dirichlet', 'jeffreys' "
+        raise ValueError(f"prior must be 'robust', 'hierarchical', 'hierarchical-dirichlet', 'uniform', 'dirichlet', 'jeffreys' "
                          f"or (alpha0, beta0), got {prior!r}")
     if hasattr(prior, "__len__") and len(prior) == 2 and not isinstance(prior, (bytes, str)):
         if not binary:
@@ -528,3 +539,95 @@ class HierarchicalDirichlet:
             x = float(ls[i])
             neg(x)
         return float(np.exp(x)), cache[x]
+
+
+# ----------------------------------------------------------------------------- nonparametric mixture (robust)
+MIX_LOGIT_MEANS = np.arange(-8.0, 8.0 + 1e-9, 0.5)  # component means expit(-8) = 3e-4 ... 1 - 3e-4
+MIX_KAPPAS = (2.0, 8.0, 32.0, 128.0, 512.0)  # component concentrations: from wide to nearly a point mass
+MIX_FITS = 64  # weighted-likelihood-bootstrap refits that carry the uncertainty of the mixing weights
+MIX_SMOOTH = 1.0  # prior pseudo-questions spread evenly over the components (MAP smoothing of the weights)
+MIX_SEED = 20261124  # the refits' question weights: fixed, so a fit is a function of the counts
+MIX_TOL, MIX_MAX_ITER = 1e-7, 3000
+
+
+@dataclass(frozen=True)
+class BetaMixture:
+    r"""A fine-grid mixture of Betas fitted to the count histogram: the population of question difficulty.
+
+    Components ``Beta(m_j kappa_j, (1 - m_j) kappa_j)`` on a fixed dictionary (33 means on a logit grid x
+    5 concentrations); their weights ``pi`` maximise the smoothed marginal likelihood of the counts
+
+    .. math::  \ell(\pi) = \sum_i \log \sum_j \pi_j\, \mathrm{BetaBin}(s_i \mid n_i, a_j, b_j)
+               + \frac{\lambda}{J}\sum_j \log \pi_j
+
+    (a nonparametric maximum-likelihood mixture, Koenker & Mizera 2014, JASA 109(506); Efron 2016,
+    Biometrika 103(1) for the "g-modeling" view), by EM.  Any shape of pool -- clusters, a U, a spike
+    at 0 -- is a mixture of these components; one Beta is not.  The uncertainty of the weights comes from
+    the weighted likelihood bootstrap (Newton & Raftery 1994, JRSS-B 56(1)): ``fits`` refits with
+    Dirichlet(1, ..., 1) question weights, each an equally likely posterior draw of ``pi``.
+
+    ``a``, ``b`` are the retained components' Beta parameters, ``pi`` (fits, J) the refits' weights and
+    ``point`` (J,) the fit to the counts as observed.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    pi: np.ndarray
+    point: np.ndarray
+
+    @property
+    def fits(self) -> int:
+        return self.pi.shape[0]
+
+    def sample(self, rng: np.random.Generator, n: int):
+        """``n`` draws of the mixing weights: the index of a refit, uniformly (``a``, ``b`` are None)."""
+        return rng.integers(0, self.fits, size=n), None, None
+
+    def responsibilities(self, n: np.ndarray, s: np.ndarray, which: str = "fits") -> np.ndarray:
+        """Posterior component weights of a question with ``s`` of ``n``: ``(fits, U, J)`` (or ``(U, J)``
+        for ``which="point"``)."""
+        L = _component_likelihood(self.a, self.b, np.asarray(n, np.float64), np.asarray(s, np.float64))
+        pi = self.point[None, :] if which == "point" else self.pi
+        R = pi[:, None, :] * L[None, :, :]
+        R /= R.sum(axis=2, keepdims=True)
+        return R[0] if which == "point" else R
+
+    def predictive(self, n: int) -> np.ndarray:
+        """Probability of ``s = 0..n`` successes in ``n`` trials for a new question (point fit)."""
+        s = np.arange(n + 1, dtype=np.float64)
+        logc = gammaln(n + 1.0) - gammaln(s + 1.0) - gammaln(n - s + 1.0)
+        lb = betaln(self.a[None, :] + s[:, None], self.b[None, :] + n - s[:, None]) - betaln(self.a, self.b)[None, :]
+        return np.exp(logc[:, None] + lb) @ self.point
+
+    @classmethod
+    def fit(cls, counts: Counts, *, fits: int = MIX_FITS, smooth: float = MIX_SMOOTH) -> "BetaMixture":
+        n_u, s_u, freq, _ = counts.binary_states()
+        m = expit(MIX_LOGIT_MEANS)
+        kap = np.asarray(MIX_KAPPAS)
+        a = (m[:, None] * kap[None, :]).ravel()
+        b = ((1.0 - m)[:, None] * kap[None, :]).ravel()
+        L = _component_likelihood(a, b, n_u.astype(np.float64), s_u.astype(np.float64))  # (U, J), rows scaled
+        f = freq.astype(np.float64)
+        M = float(f.sum())
+        rng = np.random.default_rng(MIX_SEED)
+        Wb = rng.standard_gamma(np.broadcast_to(f, (fits, f.size)))  # sum of f unit exponentials per state
+        Wb *= M / Wb.sum(axis=1, keepdims=True)
+        W = np.vstack([f[None, :], Wb])  # row 0: the counts as observed
+        J = a.size
+        pi = np.full((W.shape[0], J), 1.0 / J)
+        for _ in range(MIX_MAX_ITER):
+            D = pi @ L.T  # (fits + 1, U)
+            new = (pi * ((W / D) @ L) + smooth / J) / (M + smooth)
+            done = float(np.abs(new - pi).max()) < MIX_TOL
+            pi = new
+            if done:
+                break
+        keep = pi.max(axis=0) > 1e-9
+        pi = pi[:, keep] / pi[:, keep].sum(axis=1, keepdims=True)
+        return cls(a[keep], b[keep], pi[1:], pi[0])
+
+
+def _component_likelihood(a: np.ndarray, b: np.ndarray, n: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``BetaBin(s | n, a_j, b_j)`` up to a factor per row (the binomial coefficient and the row's maximum)."""
+    ll = betaln(a[None, :] + s[:, None], b[None, :] + (n - s)[:, None]) - betaln(a, b)[None, :]
+    return np.exp(ll - ll.max(axis=1, keepdims=True))

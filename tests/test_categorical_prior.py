@@ -320,7 +320,7 @@ def test_defaults_and_labels():
     assert B.estimate(RC, "max@2", w=WC).prior == "dirichlet"
     assert B.estimate(RC, "avg", w=WC, R0=np.zeros((12, 1), int)).prior == "dirichlet"  # R0: the Bayes@N prior
     R = (np.random.default_rng(3).random((20, 5)) < 0.4).astype(int)
-    assert B.estimate(R, "avg").prior == "hierarchical"  # binary outcomes: the hierarchical Beta
+    assert B.estimate(R, "avg").prior == "robust"  # binary outcomes: the nonparametric pool
     assert B.estimate(R, "avg", w=[0.0, 1.0]).prior == "hierarchical-dirichlet"
     with pytest.raises(ValueError, match="hierarchical-dirichlet"):
         B.estimate(RC, "max@2", w=WC, prior="hierarchical-dirichlet")
@@ -335,7 +335,7 @@ def test_binary_avg_with_two_categories_agrees_with_the_hierarchical_beta():
     """w = (0, 1) on 0/1 outcomes: the pooled Dirichlet is a pooled Beta; the benchmark estimates agree closely."""
     rng = np.random.default_rng(8)
     R = (rng.random((60, 8)) < rng.beta(3, 5, (60, 1))).astype(int)
-    a = B.estimate(R, "avg", scope="benchmark", interval="normal")
+    a = B.estimate(R, "avg", scope="benchmark", interval="normal", prior="hierarchical")
     b = B.estimate(R, "avg", w=[0.0, 1.0], scope="benchmark", interval="normal")
     assert a.prior == "hierarchical" and b.prior == "hierarchical-dirichlet"
     assert abs(a.mean - b.mean) < 0.1 * a.sd and abs(a.sd / b.sd - 1) < 0.1

@@ -470,14 +470,14 @@ def test_one_won_question_is_not_certain():
 
 def test_compare_benchmark_delta_is_the_difference_of_estimates():
     A, B = paired_data(44, 50, 4, shift=0.06)
-    c = compare(A, B, scope="benchmark", seed=3)  # hierarchical prior (the default)
+    c = compare(A, B, scope="benchmark", seed=3)  # the robust pool (the default)
     ea = estimate(A, "avg", scope="benchmark")
     eb = estimate(B, "avg", scope="benchmark")
     assert c.delta.scope == "benchmark"
     assert c.delta.mean == pytest.approx(ea.mean - eb.mean, rel=1e-10, abs=1e-14)
     assert c.delta.sd == pytest.approx(math.hypot(ea.sd, eb.sd), rel=1e-10)
     assert c.estimates["A"].mean == pytest.approx(ea.mean, rel=1e-12)
-    assert c.estimates["B"].prior == "hierarchical"
+    assert c.estimates["B"].prior == "robust"
 
 
 def test_compare_benchmark_delta_with_uniform_prior_closed_form():
@@ -776,14 +776,14 @@ def test_k_greater_than_n_uses_the_population_posterior():
 
 
 def test_k_greater_than_n_with_the_hierarchical_prior():
-    """Default prior: per model, hyperparameters from the grid posterior, then p_i | h ~ Beta(a_h + s_i, b_h + n_i - s_i)."""
+    """The hierarchical prior: per model, hyperparameters from the grid posterior, then p_i | h ~ Beta(a_h + s_i, b_h + n_i - s_i)."""
     rows_a, rows_b = _ragged_pair(85, 24, [2, 8, 10, 12], [1, 9, 12, 2, 10], ab=(0.5, 0.5))
     M = len(rows_a)
     ca, cb = to_counts(rows_a, ragged=True), to_counts(rows_b, ragged=True)
     n = 20_000
-    c = compare(ca, cb, metric="pass@3", draws=n, seed=6)
+    c = compare(ca, cb, metric="pass@3", draws=n, seed=6, prior="hierarchical")
     assert c.bootstrap is None and c.estimates["A"].prior == "hierarchical"
-    posts = [build(ca, "pass@3"), build(cb, "pass@3")]
+    posts = [build(ca, "pass@3", prior="hierarchical"), build(cb, "pass@3", prior="hierarchical")]
     rng = np.random.default_rng(86)
     n_mc = 50_000
     W = rng.dirichlet(np.ones(M), size=n_mc)

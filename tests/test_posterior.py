@@ -596,7 +596,7 @@ def test_hierarchical_benchmark_moments_vs_model_monte_carlo(metric, c):
 
 def test_default_priors():
     est = B.estimate(R_BIN, "avg")
-    assert est.prior == "hierarchical" and est.scope == "population" and est.method == "exact"
+    assert est.prior == "robust" and est.scope == "population" and est.method == "exact"
     assert B.estimate(R_CAT, "bayes", w=W_CAT).prior == "dirichlet"
     assert B.estimate(R_BIN, "pass@2", alpha0=0.5, beta0=0.5).prior == "jeffreys"
 

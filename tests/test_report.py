@@ -141,7 +141,7 @@ def test_latex_cells_equal_the_estimates_numbers(ev3):
     for r, model in zip(rows, THREE):
         assert r[1:] == [cell(ev3[model, "avg"], 2), cell(ev3[model, "pass@2"], 2)]
     assert_latex_structure(tex, 3)
-    assert "% Note: estimate [95% equal-tailed credible interval], in percent; population scope; prior: hierarchical." in tex
+    assert "% Note: estimate [95% equal-tailed credible interval], in percent; population scope; prior: robust." in tex
 
 
 def test_note_reports_level_scope_method_prior():

@@ -103,7 +103,7 @@ def test_to_dict_json_and_repr():
     d = est.to_dict()
     text = json.dumps(d)
     assert json.loads(text) == d and json.loads(est.to_json()) == d
-    assert d["scope"] == "benchmark" and d["interval"] == "exact" and d["prior"] == "hierarchical"
+    assert d["scope"] == "benchmark" and d["interval"] == "exact" and d["prior"] == "robust"
     assert d["metric"] == "maj@3" and d["model"] == "gpt" and d["M"] == 30 and d["N"] == 8
     for key in ("value", "mean", "sd", "lo", "hi", "level", "miller_se"):
         assert type(d[key]) is float, key

@@ -163,7 +163,8 @@ def test_no_module_is_shadowed_by_a_function():
 # ----------------------------------------------------------------------------- count once, fit once
 @pytest.fixture
 def spies(monkeypatch):
-    """Count calls of to_counts (every module that imported it) and of the two population fits."""
+    """Count calls of to_counts (every module that imported it) and of the population fits (0/1: Beta or
+    mixture, counted together as ``fit_beta``; categorical: Dirichlet)."""
     import bayeseval.counts as counts_mod
     import bayeseval.priors as priors
 
@@ -190,7 +191,14 @@ def spies(monkeypatch):
         calls["fit_dirichlet"] += 1
         return real_dir(*a, **k)
 
+    real_mix = priors.BetaMixture.fit  # the default pool of 0/1 outcomes: counted with the Beta fits
+
+    def fit_mix(*a, **k):
+        calls["fit_beta"] += 1
+        return real_mix(*a, **k)
+
     monkeypatch.setattr(priors.HierarchicalBeta, "fit", staticmethod(fit_beta))
+    monkeypatch.setattr(priors.BetaMixture, "fit", staticmethod(fit_mix))
     monkeypatch.setattr(priors.HierarchicalDirichlet, "fit", staticmethod(fit_dir))
     return calls
 
@@ -206,7 +214,7 @@ def test_evaluate_counts_each_model_once_and_fits_once(spies):
     ev = be.evaluate(data, ["avg", "pass@2", "pass^2", "maj@3"])
     assert len(ev) == 8
     assert spies["to_counts"] == 2  # one per model, not one per (model, metric)
-    assert spies["fit_beta"] == 2  # one hierarchical fit per model, shared by its four metrics
+    assert spies["fit_beta"] == 2  # one pool fit per model, shared by its four metrics
 
 
 def test_evaluate_of_an_outcome_set_counts_each_run_once(spies):

@@ -42,11 +42,10 @@ import numpy as np
 
 from ..metrics.engine import bernstein_eval, moments_rows
 from ..posterior import EXACT_GROUP, Posterior
+from ..posterior.bootstrap import DP_CONCENTRATION, dp_draws, dp_moments
 
 __all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
            "DP_CONCENTRATION"]
-
-DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
 
 class Side:
@@ -71,9 +70,10 @@ class Side:
         """Per draw: the grid point (for tabulated moments) and jittered Beta parameters (pooled priors only)."""
         return self.post.sample_hyper(rng, n)
 
-    def sample(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
-        """``(c, len(states))`` draws of ``g(p)`` for questions in the given count states."""
-        return self.post.state_draws(rng, states, a, b, c)
+    def sample(self, rng: np.random.Generator, states: np.ndarray, hyper, c: int) -> np.ndarray:
+        """``(c, len(states))`` draws of ``g(p)`` for questions in the given count states, given ``c``
+        hyperparameter draws ``hyper = (g, a, b)`` of :meth:`hyper`."""
+        return self.post.state_draws(rng, states, hyper, c)
 
 
 def _state_freq(side: Side) -> np.ndarray:
@@ -130,8 +130,8 @@ def population_draws(sides: list[Side], n: int, rng: np.random.Generator) -> np.
             e = rng.standard_exponential((c, small_q.size))
             weight[sl] += e.sum(axis=1)
             for m, side in enumerate(sides):
-                g, a, b = hypers[m]
-                x = side.sample(rng, side.inv[small_q], None if a is None else a[sl], None if b is None else b[sl], c)
+                hyper = tuple(None if h is None else h[sl] for h in hypers[m])
+                x = side.sample(rng, side.inv[small_q], hyper, c)
                 total[sl, m] += np.einsum("cq,cq->c", e, x)
         if large.size:
             Bw = rng.standard_gamma(f_large, size=(c, large.size))
@@ -197,25 +197,14 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     """
     X = np.asarray(X, dtype=np.float64)
     X = X[:, None] if X.ndim == 1 else X
-    M, K = X.shape
-    T = M + alpha
+    K = X.shape[1]
     a0, b0 = base
     pm_, pv_, _ = moments_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([a0]), np.array([b0]), c[:, None])
     mu, nu = float(pm_[0, 0]), float(pv_[0, 0] + pm_[0, 0] ** 2)
     EYY = np.full((K, K), mu * mu)
     EYY[np.diag_indices(K)] = nu
-    S1 = X.sum(axis=0)
-    second = np.outer(S1, S1) + alpha * mu * (S1[:, None] + S1[None, :]) + alpha * (alpha + 1) * EYY + X.T @ X
-    mean = (S1 + alpha * mu) / T
-    cov = second / (T * (T + 1)) - np.outer(mean, mean)
     rows, freq = np.unique(X, axis=0, return_counts=True)
+    mean, cov = dp_moments(rows, freq, np.full(K, mu), EYY, alpha)
     Y = bernstein_eval(c, rng.beta(a0, b0, size=(n, K)))
-    G0 = rng.standard_gamma(alpha, size=n)
-    out = np.empty((n, K))
-    step = max(1, 4_000_000 // rows.shape[0])
-    for start in range(0, n, step):
-        k = min(step, n - start)
-        G = rng.standard_gamma(freq.astype(np.float64), size=(k, rows.shape[0]))
-        g0 = G0[start : start + k, None]
-        out[start : start + k] = (G @ rows + g0 * Y[start : start + k]) / (G.sum(axis=1, keepdims=True) + g0)
+    out = dp_draws(rows, freq, Y, rng, alpha)
     return mean, cov, out

@@ -6,6 +6,8 @@ population model is one subclass of :class:`Posterior` and one line in :data:`RE
 See :mod:`bayeseval.posterior.base` for the interface, the two scopes and the three interval methods.
 
 * ``"beta"`` -- :class:`IndependentBeta` (``beta.py``): ``p_i ~ Beta(alpha0, beta0)`` independently.
+* ``"robust"`` (the default for 0/1 outcomes) -- :class:`RobustPosterior` (``robust.py``): a fine-grid
+  mixture of Betas fitted to the count histogram; population scope from the unbiased per-question scores.
 * ``"hierarchical"`` -- :class:`HierarchicalBetaPosterior` (``hierarchical.py``): ``p_i ~ Beta(mu kappa,
   (1 - mu) kappa)`` with ``(mu, kappa)`` on a grid.
 * ``"dirichlet"`` -- :class:`DirichletPosterior` (``dirichlet.py``): ``p_i ~ Dirichlet(1 + R0_i)``
@@ -35,15 +37,17 @@ from .beta import IndependentBeta
 from .dirichlet import DirichletPosterior
 from .hdirichlet import HierarchicalDirichletPosterior
 from .hierarchical import HierarchicalBetaPosterior
+from .robust import RobustPosterior
 
 __all__ = ["Posterior", "build", "posterior_for", "REGISTRY", "interval_from_draws", "SCOPES", "METHODS",
            "EXACT_GROUP", "ATOMS", "IndependentBeta", "HierarchicalBetaPosterior", "DirichletPosterior",
-           "HierarchicalDirichletPosterior"]
+           "HierarchicalDirichletPosterior", "RobustPosterior"]
 
 # prior kind (PriorSpec.kind) -> the population model's class
 REGISTRY: dict[str, type[Posterior]] = {
     "beta": IndependentBeta,
     "hierarchical": HierarchicalBetaPosterior,
+    "robust": RobustPosterior,
     "dirichlet": DirichletPosterior,
     "hierarchical-dirichlet": HierarchicalDirichletPosterior,
 }
@@ -64,7 +68,7 @@ def _beta_prior_asked(prior: Any, alpha0: Any, beta0: Any) -> bool:
     if alpha0 is not None or beta0 is not None:
         return True
     if isinstance(prior, str):
-        return prior.strip().lower() in ("jeffreys", "hierarchical", "pooled", "beta")
+        return prior.strip().lower() in ("jeffreys", "hierarchical", "pooled", "beta", "robust")
     return prior is not None and hasattr(prior, "__len__") and len(prior) == 2
 
 

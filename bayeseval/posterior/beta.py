@@ -40,7 +40,7 @@ class IndependentBeta(_BinaryPosterior):
     def state_moments(self):
         return np.ones(1), self.mean_u[None, :, 0], self.var_u[None, :, 0]
 
-    def state_draws(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
+    def state_draws(self, rng: np.random.Generator, states: np.ndarray, hyper, c: int) -> np.ndarray:
         table = self.atoms()[:, :, 0]
         return table[states[None, :], rng.integers(0, ATOMS, size=(c, states.size))]
 

@@ -81,9 +81,10 @@ class _BinaryPosterior(Posterior):
         return np.zeros(n, dtype=np.int64), None, None
 
     @abstractmethod
-    def state_draws(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
+    def state_draws(self, rng: np.random.Generator, states: np.ndarray, hyper, c: int) -> np.ndarray:
         """``(c, len(states))`` draws of ``g(p)`` (first payoff column) for questions in the given count
-        states, given ``c`` draws ``(a, b)`` of :meth:`sample_hyper` (None for a fixed prior)."""
+        states, given ``c`` draws ``hyper = (g, a, b)`` of :meth:`sample_hyper` (``a``, ``b`` None for a
+        fixed prior)."""
 
     def base_measure(self) -> tuple[float, float]:
         """Beta parameters of a neutral prior pseudo-question: the uniform Beta(1, 1)."""

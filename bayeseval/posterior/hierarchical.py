@@ -90,7 +90,8 @@ class HierarchicalBetaPosterior(_BinaryPosterior):
     def sample_hyper(self, rng: np.random.Generator, n: int):
         return self.hier.sample(rng, n)
 
-    def state_draws(self, rng: np.random.Generator, states: np.ndarray, a, b, c: int) -> np.ndarray:
+    def state_draws(self, rng: np.random.Generator, states: np.ndarray, hyper, c: int) -> np.ndarray:
+        _, a, b = hyper
         s = self.s_u[states][None, :]
         f = (self.n_u - self.s_u)[states][None, :]
         p = rng.beta(a[:, None] + s, b[:, None] + f)

@@ -65,5 +65,5 @@ def _metrics() -> tuple:
 def catalog(limits: dict | None = None) -> dict:
     """The catalog document (``limits``: the instance's configurable limits, shown beside the schema bounds)."""
     return {"version": __version__, "metrics": list(_metrics()), "scopes": list(SCOPES), "intervals": list(METHODS),
-            "priors": [None, "hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet", "[alpha0, beta0]"],
+            "priors": [None, "robust", "hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet", "[alpha0, beta0]"],
             "limits": {**LIMITS, **(limits or {})}}

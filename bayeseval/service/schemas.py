@@ -51,7 +51,7 @@ Interval = Literal["exact", "normal", "hdi"]
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
 BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
-Prior = Union[Literal["hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet"], BetaPrior]
+Prior = Union[Literal["robust", "hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet"], BetaPrior]
 Draws = Annotated[int, Strict(), Field(ge=100, le=LIMITS["draws"])]
 Resamples = Annotated[int, Strict(), Field(ge=100, le=LIMITS["resamples"])]
 Seed = Annotated[int, Strict(), Field(ge=0, le=2**53)]

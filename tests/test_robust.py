@@ -1,0 +1,179 @@
+"""The default population model of 0/1 outcomes (prior="robust"): each piece against an independent computation.
+
+* the mixture fit: the optimality (KKT) conditions of the smoothed NPMLE, the predictive against direct sums;
+* the benchmark scope's error variance: numerical integration of E[Var(ghat | p) | s] with ghat from math.comb;
+* the population scope: the Dirichlet-process posterior against Monte Carlo with numpy's Dirichlet;
+* the draws against the closed-form moments; the extrapolation flag; fixed-seed coverage cells on pools
+  the previous default failed (two clusters: maj@8 benchmark coverage 0%).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import bayeseval as be
+from bayeseval.counts import to_counts
+from bayeseval.metrics.engine import bernstein_eval
+from bayeseval.posterior import build
+from bayeseval.posterior.robust import RobustPosterior
+from bayeseval.priors import MIX_SMOOTH, BetaMixture, _component_likelihood
+
+
+def _pool_data(seed, M=60, N=8, atoms=(0.05, 0.9), weights=(0.4, 0.6)):
+    rng = np.random.default_rng(seed)
+    p = np.asarray(atoms)[rng.choice(len(atoms), size=M, p=weights)]
+    return (rng.random((M, N)) < p[:, None]).astype(np.int8), p
+
+
+def test_default_for_binary_outcomes_is_robust():
+    R, _ = _pool_data(1)
+    assert isinstance(build(R, "pass@2"), RobustPosterior)
+    assert be.estimate(R, "avg").prior == "robust"
+    assert be.estimate(R, "avg", prior="hierarchical").prior == "hierarchical"
+
+
+def test_mixture_fit_satisfies_the_optimality_conditions():
+    """MAP of sum_i log sum_j pi_j L_ij + (lam/J) sum_j log pi_j on the simplex: at the optimum
+    pi_j = (pi_j sum_i L_ij / D_i + lam/J) / (M + lam) for every component (the EM fixed point), and the
+    likelihood is not improved by moving mass towards any single component."""
+    R, _ = _pool_data(2, M=80)
+    c = to_counts(R)
+    mix = BetaMixture.fit(c)
+    n = c.n.astype(float)
+    s = c.successes("avg").astype(float)
+    L = _component_likelihood(mix.a, mix.b, n, s)  # questions x retained components
+    D = L @ mix.point
+    grad = L.T @ (1.0 / D)  # d loglik / d pi_j
+    lam, J = MIX_SMOOTH, 165
+    fixed = (mix.point * grad + lam / J) / (c.M + lam)
+    assert np.max(np.abs(fixed - mix.point)) < 1e-5
+    assert grad.max() <= c.M * (1 + 1e-3) + lam  # no direction of ascent left (NPMLE condition, smoothed)
+    assert mix.pi.shape == (64, mix.a.size) and np.allclose(mix.pi.sum(axis=1), 1.0)
+
+
+def test_predictive_is_the_mixture_of_beta_binomials():
+    R, _ = _pool_data(3)
+    mix = BetaMixture.fit(to_counts(R))
+    direct = np.array([[stats.betabinom.pmf(t, 8, a, b) for a, b in zip(mix.a, mix.b)] for t in range(9)]) @ mix.point
+    assert np.allclose(mix.predictive(8), direct, rtol=1e-10, atol=1e-14)
+    assert mix.predictive(8).sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def _ghat_pass(t, n, k):
+    return 1.0 - math.comb(n - t, k) / math.comb(n, k)
+
+
+@pytest.mark.parametrize("metric,k", [("pass@3", 3), ("avg", 1)])
+def test_benchmark_error_variance_by_numerical_integration(metric, k):
+    """Per state: E[Var(ghat | p) | s] = int [sum_t ghat(t)^2 Bin(t | n, p) - g(p)^2] post(p | s) dp, with the
+    posterior of the state (uniform prior when it gives the larger variance, else the mixture)."""
+    R, _ = _pool_data(4, M=40, N=6)
+    post = build(R, metric)
+    err, uniform = post._error_moments()
+    n = 6
+    gh = [(t / n if metric == "avg" else _ghat_pass(t, n, k)) for t in range(n + 1)]
+    g = (lambda p: p) if metric == "avg" else (lambda p: 1 - (1 - p) ** k)
+
+    def h(p):
+        return sum(gh[t] ** 2 * stats.binom.pmf(t, n, p) for t in range(n + 1)) - g(p) ** 2
+
+    mix = post.mix
+    for u in range(post.n_u.size):
+        s = int(post.s_u[u])
+        if uniform[u]:
+            val, _ = integrate.quad(lambda p: h(p) * stats.beta.pdf(p, 1 + s, 1 + n - s), 0, 1, epsabs=1e-13)
+        else:  # average over refits of the mixture posterior
+            r = post.resp[:, u, :].mean(axis=0)
+            val = sum(r[j] * integrate.quad(lambda p: h(p) * stats.beta.pdf(p, mix.a[j] + s, mix.b[j] + n - s),
+                                            0, 1, epsabs=1e-13, points=[0.05, 0.5, 0.9])[0]
+                      for j in range(r.size) if r[j] > 1e-10)
+        assert err[u, 0, 0] == pytest.approx(val, rel=2e-5, abs=1e-9), (u, s)
+
+
+def test_population_scope_is_the_dp_posterior_of_the_unbiased_scores():
+    """theta = sum_i W_i ghat_i + W_0 g(q), (W_0..W_M) ~ Dirichlet(1, ..., 1), q ~ U(0, 1): Monte Carlo."""
+    R, _ = _pool_data(5, M=25, N=4)
+    post = build(R, "pass@2")
+    n = R.shape[1]
+    s = R.sum(axis=1)
+    gh = np.array([_ghat_pass(int(t), n, 2) for t in s])
+    rng = np.random.default_rng(0)
+    W = rng.dirichlet(np.ones(R.shape[0] + 1), size=400_000)
+    q = rng.random(400_000)
+    theta = W[:, 1:] @ gh + W[:, 0] * (1 - (1 - q) ** 2)
+    mean, sd = post.moments("population")
+    se = theta.std() / math.sqrt(theta.size)
+    assert abs(mean - theta.mean()) < 4 * se
+    assert sd == pytest.approx(theta.std(), rel=0.01)
+    assert post.value() == pytest.approx(gh.mean(), abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["avg", "pass@3", "pass^2", "maj@3", "geospectrum@3"])
+@pytest.mark.parametrize("scope", ["benchmark", "population"])
+def test_draws_match_the_closed_form_moments(metric, scope):
+    R, _ = _pool_data(6, M=50, N=6)
+    post = build(R, metric)
+    x = post.draws(scope, 40_000, np.random.default_rng(1))
+    mean, sd = post.moments(scope)
+    assert abs(x.mean() - mean) < 5 * sd / math.sqrt(x.size) + 1e-9
+    assert x.std() == pytest.approx(sd, rel=0.03)
+
+
+def test_benchmark_scope_is_centred_at_the_unbiased_estimate_and_contains_it():
+    R, _ = _pool_data(7, M=30, N=4)
+    for metric in ("avg", "pass@2", "pass^3", "maj@3"):
+        e = be.estimate(R, metric, scope="benchmark")
+        assert e.mean == pytest.approx(e.value, abs=1e-12)
+        assert e.lo <= e.value <= e.hi
+
+
+def test_extrapolation_beyond_n_is_flagged_and_uses_the_pool():
+    R, _ = _pool_data(8, M=40, N=4)
+    post = build(R, "pass@8")
+    assert post.extrapolated and post.value() is None
+    w = post.w
+    assert post.moments("population")[0] == pytest.approx(float(w @ post.pop_g[:, 0]), abs=1e-12)
+    assert not build(R, "pass@4").extrapolated
+
+
+def _coverage(pool_atoms, weights, M, N, metric, scope, reps, seed):
+    rng = np.random.default_rng(seed)
+    k_c = None
+    hits = 0
+    for _ in range(reps):
+        p = np.asarray(pool_atoms)[rng.choice(len(pool_atoms), size=M, p=weights)]
+        R = (rng.random((M, N)) < p[:, None]).astype(np.int8)
+        post = build(R, metric)
+        k_c = post.C[:, 0]
+        truth = float(bernstein_eval(k_c, p).mean()) if scope == "benchmark" else float(weights @ bernstein_eval(k_c, np.asarray(pool_atoms)))
+        mean, sd = post.moments(scope)
+        hits += mean - 1.96 * sd <= truth <= mean + 1.96 * sd
+    return hits / reps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric,scope", [("maj@8", "benchmark"), ("pass^8", "benchmark"), ("avg", "population"),
+                                          ("maj@8", "population")])
+def test_fixed_seed_coverage_on_the_two_cluster_pool(metric, scope):
+    """Two clusters (40% of questions at p = 0.05, 60% at 0.9), M = 100, N = 16, 200 replicates: the previous
+    default (hierarchical Beta) covered maj@8 0% (benchmark) and 17% (population) of the time here; the
+    normal interval of the robust model must cover at least 90% (MC se 1.5 points) and, except for maj@8 in
+    benchmark scope, at most 99.5%.  maj@8 (benchmark) is conservative here (200 of 200): each question's
+    maj@8 is 0 or 1 to within 1e-3, but its error variance is the posterior expectation over p, which puts
+    weight on p near 1/2 where maj@8 varies most.  Reported in benchmarks/results_coverage_robust.md."""
+    cov = _coverage((0.05, 0.9), np.array([0.4, 0.6]), 100, 16, metric, scope, 200, 11)
+    assert cov >= 0.90, cov
+    if (metric, scope) != ("maj@8", "benchmark"):
+        assert cov <= 0.995, cov
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric", ["pass@3", "avg"])
+def test_fixed_seed_coverage_small_pool_few_trials(metric):
+    """Three clusters (0.02, 0.5, 0.97 at 30/30/40%), M = 30, N = 4, benchmark scope, 300 replicates."""
+    cov = _coverage((0.02, 0.5, 0.97), np.array([0.3, 0.3, 0.4]), 30, 4, metric, "benchmark", 300, 12)
+    assert 0.91 <= cov <= 0.99, cov
