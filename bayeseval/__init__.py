@@ -15,7 +15,7 @@ exists, ``confidence_interval(level=None, method=None)``.  The scorio-compatible
 from here too, for drop-in use.
 """
 
-from .results import Estimate, Evaluation, estimate, evaluate
+from .results import Estimate, Evaluation, ModelCheckWarning, estimate, evaluate
 from .comparison import Comparison, Plan, Ranking, compare, compare_all, plan
 from .counts import Counts, to_counts
 from .validate import LIMITS, InputTypeError, set_limits

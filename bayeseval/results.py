@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import dataclasses
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,7 +38,13 @@ from ._text import html_table, text_table
 from .counts import Counts, to_counts
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
-__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS"]
+__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
+           "DEFAULT_DRAWS"]
+
+
+class ModelCheckWarning(UserWarning):
+    """An estimate's model check failed or its interval rests on a modelling assumption (also in
+    :attr:`Estimate.warnings`)."""
 
 DEFAULT_SCOPE = "population"
 DEFAULT_INTERVAL = "exact"
@@ -59,7 +66,8 @@ class Estimate(Result):
     ``metric``, ``prior``, ``model``, ``miller_se`` (question-clustered
     standard error of ``value``: the frequentist reference for the population
     scope), ``draws_n`` (draws behind an exact / hdi interval) and ``seed``
-    (for those intervals and for :meth:`draws`).
+    (for those intervals and for :meth:`draws`), ``warnings`` (what the model check of the fit found and
+    where the interval rests on a modelling assumption; each is also issued as a :class:`ModelCheckWarning`).
     """
 
     metric: str
@@ -79,6 +87,7 @@ class Estimate(Result):
     dataset: str | None = None
     draws_n: int | None = None
     seed: int | None = None
+    warnings: tuple = ()
     _post: Posterior | None = field(default=None, repr=False)
 
     @property
@@ -111,6 +120,7 @@ class Estimate(Result):
             "sd": num(self.sd), "lo": num(self.lo), "hi": num(self.hi), "level": self.level, "scope": self.scope,
             "interval": self.method, "prior": self.prior, "M": self.M, "N": self.N if isinstance(self.N, int) else list(self.N),
             "miller_se": num(self.miller_se), "draws": self.draws_n, "seed": self.seed,
+            "warnings": list(self.warnings),
             **({"dataset": self.dataset} if self.dataset is not None else {}),
         }
 
@@ -269,12 +279,15 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     mean, sd = post.moments(scope)
     value = post.value()
     lo, hi = _interval(post, scope, level, method, draws, seed, value)
+    notes = tuple(post.checks(scope, mean, sd, value))
+    for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
+        warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
     n = post.counts.n
     N = int(n[0]) if not post.counts.ragged else (int(n.min()), int(n.max()))
     return Estimate(
         metric=post.spec.label, value=value, mean=mean, sd=sd, lo=lo, hi=hi, level=level, scope=scope,
         method=method, M=post.M, N=N, prior=post.prior.label, model=model, miller_se=post.miller_se(),
-        draws_n=draws if method != "normal" else None, seed=seed, _post=post,
+        draws_n=draws if method != "normal" else None, seed=seed, warnings=notes, _post=post,
     )
 
 

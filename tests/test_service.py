@@ -124,6 +124,20 @@ def test_metrics_equal_library(client, data):
     S.MetricsResponse.model_validate(got)  # the documented response shape
 
 
+def test_metrics_carry_the_model_check(client):
+    """Every question solved in exactly 8 of 16 trials: the model check fails; the estimate and the response say so."""
+    R = np.zeros((60, 16), int)
+    R[:, :8] = 1
+    r = client.post("/v1/metrics", json={"models": {"half": {"matrix": R.tolist()}}, "metrics": ["avg", "pass@20"]})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    avg, p20 = got["estimates"]
+    assert any("not exchangeable" in w for w in avg["warnings"])
+    assert any("extrapolates with the population model" in w for w in p20["warnings"])
+    assert any("not exchangeable" in w for w in got["warnings"])
+    S.MetricsResponse.model_validate(got)
+
+
 def test_metrics_missing_ragged_counts_and_weights_equal_library(client):
     rows = [[1, 0, None, 1], [0, 0, 1], [1, 1, 1, 1], [None, 1]]
     arr = np.array([[1, 0, np.nan, 1], [0, 0, 1, np.nan], [1, 1, 1, 1], [np.nan, 1, np.nan, np.nan]])

@@ -69,6 +69,34 @@ class _BinaryPosterior(Posterior):
         gy = (1 - lam) * _geo(ds[:1], ds[1:], lam)[0] / ds[1] if ds[1] > 0 and lam < 1 else 0.0
         return gx * P[:, 0] + gy * P[:, 1]
 
+    # ------------------------------------------------------------------ model checks
+    def pool_predictive(self, n: int) -> np.ndarray | None:
+        """``P(s | n)``, ``s = 0..n``, for a new question under the fitted pool (None: no pool model)."""
+        return None
+
+    pool_name = "population model"
+    pool_advice = "prior='robust' (the default) assumes no shape for the pool"
+
+    def _model_checks(self, scope: str) -> list[str]:
+        from .check import count_histograms, histogram_check, ppc_warning
+
+        out = []
+        k = self.spec.k if self.spec.kind != "mean" else 1
+        if int(self.counts.n.min()) < k:
+            out.append(f"{self.spec.label} needs {k} trials per question and some questions have "
+                       f"{int(self.counts.n.min())}: there is no unbiased estimate, and the interval extrapolates "
+                       f"with the population model (prior={self.prior.label!r}); its coverage rests on that model")
+        if self.pool_predictive(1) is None:
+            return out
+        cache = self.counts.cache()
+        key = ("ppc", self.prior.label)
+        if key not in cache:
+            hist = count_histograms(self.n_u, self.s_u, self.freq)
+            cache[key] = histogram_check(hist, self.pool_predictive) if hist else (0.0, 1.0)
+        dev, p = cache[key]
+        text = ppc_warning(self.pool_name, p, dev, self.pool_advice)
+        return out + ([text] if text else [])
+
     # ------------------------------------------------------------------ views for joint posteriors
     @abstractmethod
     def state_moments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -84,6 +84,17 @@ class HierarchicalBetaPosterior(_BinaryPosterior):
                 total += f * mu + np.sqrt(f * v) * z
         return self._combine(total / M)
 
+    pool_name = "Beta pool of prior='hierarchical'"
+    pool_advice = ("a single Beta cannot describe this pool of questions (clusters, a U shape); its intervals can "
+                   "undercover: use prior='robust' (the default)")
+
+    def pool_predictive(self, n: int) -> np.ndarray:
+        """Beta-binomial predictive averaged over the hyperparameter grid posterior."""
+        from scipy.stats import betabinom
+
+        s = np.arange(n + 1)
+        return self.hier.w @ betabinom.pmf(s[None, :], n, self.hier.a[:, None], self.hier.b[:, None])
+
     def state_moments(self):
         return self.hier.w, self.mean_gu[..., 0], self.var_gu[..., 0]
 

@@ -245,6 +245,22 @@ class RobustPosterior(_BinaryPosterior):
         nf = (self.n_u - self.s_u)[states][None, :]
         return rng.beta(self.mix.a[j] + s, self.mix.b[j] + nf)
 
+    pool_name = "mixture of binomials"
+    pool_advice = ("no mixture of binomials fits these counts, so the trials of a question are not exchangeable "
+                   "(order effects, repeated or cached answers?); benchmark-scope intervals assume they are: check "
+                   "the data, or report the population scope")
+
+    def pool_predictive(self, n: int) -> np.ndarray:
+        return self.mix.predictive(n)
+
+    def _model_checks(self, scope: str) -> list[str]:
+        out = super()._model_checks(scope)
+        if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
+            out.append("one trial per question: how much each question's success probability varies cannot be learnt "
+                       "from one trial, so the benchmark-scope interval rests on the population model (it is "
+                       "conservative where questions are all-or-nothing); the population scope does not")
+        return out
+
     def state_moments(self):
         return self.w, self.mean_gu[..., 0], self.var_gu[..., 0]
 

@@ -344,6 +344,7 @@ class EstimateOut(BaseModel):
     miller_se: Num
     draws: int | None
     seed: int | None
+    warnings: list[str] = Field(default=[], description="this estimate's model check and modelling assumptions")
     dataset: str | None = None
 
 
