@@ -402,7 +402,7 @@ def cmd_demo(args) -> int:
     pct = f"{args.level:.0%}"
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
     print("All numbers in %. estimate = the finite-sample value (what papers report); the intervals are")
-    print(f"{pct} exact posterior intervals (hierarchical prior) in two scopes: population = a new task from")
+    print(f"{pct} exact posterior intervals (default robust model) in two scopes: population = a new task from")
     print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).\n")
     header = ("model", "metric", "estimate", "published", f"population {pct}", f"benchmark {pct}")
     table = [header] + [

@@ -628,14 +628,31 @@ class BetaMixture:
         Wb *= M / Wb.sum(axis=1, keepdims=True)
         W = np.vstack([f[None, :], Wb])  # row 0: the counts as observed
         J = a.size
-        pi = np.full((W.shape[0], J), 1.0 / J)
-        ll_old = -np.inf
-        for _ in range(MIX_MAX_ITER):
+
+        def em(pi):  # one EM step per row (refit), and the objective at pi
             D = pi @ L.T  # (fits + 1, U)
             ll = (W * np.log(D)).sum(axis=1) + (smooth / J) * np.log(pi).sum(axis=1)
-            new = (pi * ((W / D) @ L) + smooth / J) / (M + smooth)
-            done = float(np.abs(new - pi).max()) < MIX_TOL or float(np.max(ll - ll_old)) < MIX_LL_TOL * M
-            pi, ll_old = new, ll
+            return (pi * ((W / D) @ L) + smooth / J) / (M + smooth), ll
+
+        # EM accelerated by SQUAREM (Varadhan & Roland 2008, Scand. J. Stat. 35(2), scheme S3), row by row;
+        # a row whose extrapolated step does not raise its objective takes the plain double EM step instead
+        pi = np.full((W.shape[0], J), 1.0 / J)
+        ll_old = np.full(W.shape[0], -np.inf)
+        floor = smooth / (J * (M + smooth))  # every EM step keeps each weight above this
+        for _ in range(MIX_MAX_ITER):
+            p1, ll0 = em(pi)
+            p2, _ = em(p1)
+            r, v = p1 - pi, p2 - 2.0 * p1 + pi
+            alpha = -np.sqrt((r**2).sum(axis=1) / np.maximum((v**2).sum(axis=1), 1e-300))
+            alpha = np.minimum(alpha, -1.0)[:, None]
+            jump = np.clip(pi - 2.0 * alpha * r + alpha**2 * v, floor, None)
+            jump /= jump.sum(axis=1, keepdims=True)
+            new, ll_jump = em(jump)
+            p3, ll_p2 = em(p2)
+            bad = ~(ll_jump >= ll_p2)
+            new[bad] = p3[bad]
+            done = float(np.abs(new - pi).max()) < MIX_TOL or float(np.max(ll0 - ll_old)) < MIX_LL_TOL * M
+            pi, ll_old = new, ll0
             if done:
                 break
         keep = pi.max(axis=0) > 1e-9

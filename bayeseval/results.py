@@ -220,9 +220,9 @@ def estimate(
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
     interval : ``"exact"`` (default), ``"normal"`` or ``"hdi"``.
     level : credibility level in (0, 1).
-    prior : ``None`` (hierarchical for binary outcomes; for categorical ``avg`` /
-        ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
-        ``bayes``, ``max@k`` or when ``R0`` is given), ``"hierarchical"``,
+    prior : ``None`` (``"robust"`` for binary outcomes, :mod:`bayeseval.posterior.robust`; for
+        categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
+        ``bayes``, ``max@k`` or when ``R0`` is given), ``"hierarchical"`` (one Beta pool),
         ``"hierarchical-dirichlet"``, ``"uniform"`` (``"dirichlet"``), ``"jeffreys"``
         or ``(alpha0, beta0)``; ``alpha0=``/``beta0=`` also set a Beta prior.
     w, R0 : category weights and prior outcomes for categorical metrics.

@@ -499,7 +499,7 @@ def compare(
         posterior mass below, inside and above it, and decide by it.
     level : credibility / confidence level of every interval.
     seed : seeds the posterior draws, bootstrap and permutation (default fixed).
-    prior, alpha0, beta0 : as in :func:`bayeseval.estimate` (default hierarchical).
+    prior, alpha0, beta0 : as in :func:`bayeseval.estimate` (default robust).
     interval : "exact" (draw quantiles), "hdi" or "normal" for ``delta``.
     resamples : bootstrap and permutation resamples (10,000).
     collapse : McNemar for N > 1: "clustered" (Durkalski et al. 2003, all
@@ -522,7 +522,7 @@ def compare(
     :math:`\Delta = [\sum_i G_i (x_{Ai} - x_{Bi}) + G_0 (Y_A - Y_B)] / (\sum_i G_i + G_0)`,
     :math:`G_i \sim \mathrm{Exp}(1)`, :math:`G_0 \sim \mathrm{Gamma}(1)`, with ``x`` the
     per-question unbiased scores and ``Y = g(q)``, ``q ~ Beta(prior)`` (uniform under the
-    hierarchical prior) for each model; see :func:`bayeseval.comparison.joint.dp_bootstrap`.
+    hierarchical and robust models) for each model; see :func:`bayeseval.comparison.joint.dp_bootstrap`.
     """
     scope = check_choice(scope, "scope", SCOPES)
     method = check_choice(interval, "interval", METHODS)

@@ -85,11 +85,12 @@ def ppc_warning(model: str, p: float, deviance: float, advice: str) -> str | Non
 
 
 def pull_warning(mean: float, sd: float, value: float | None, prior: str, M: int, scope: str) -> str | None:
-    """A warning when the posterior mean sits more than half a posterior sd from the unbiased estimate."""
+    """A warning when the posterior mean sits more than half a posterior sd from the unbiased estimate (one sd
+    for ``prior="robust"``, whose only pull is the population scope's prior pseudo-question, weight 1/(M+1))."""
     if value is None or not np.isfinite(sd) or sd <= 0:
         return None
     z = abs(mean - value) / sd
-    if z <= 0.5:
+    if z <= (1.0 if prior == "robust" else 0.5):  # robust: only its population pseudo-question pulls, 1/(M+1)
         return None
     if prior == "robust":
         why = (f"with M = {M} questions the prior pseudo-question of the {scope} scope weighs 1/(M+1); "

@@ -60,30 +60,43 @@ class RobustPosterior(_BinaryPosterior):
     posteriors; population scope: a Dirichlet-process posterior over questions of the unbiased scores;
     k > n: the fitted mixture pool (``extrapolated``).  See the module docstring."""
 
+    _POOL = ("mix", "resp", "mean_gu", "var_gu", "cov_gu", "w", "pop_g")
+
     def __init__(self, counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None):
         super().__init__(counts, spec, prior)
-        cache = counts.cache()
+        self._cdf = None
+        self.extrapolated = int(counts.n.min()) < spec.k if spec.kind != "mean" else False
+
+    def __getattr__(self, name: str):
+        """The fitted pool and the per-question posteriors under it, computed on first use: the population
+        scope with k <= n needs neither (its model check uses the point fit alone)."""
+        if name in RobustPosterior._POOL:
+            self._fit_pool()
+            return self.__dict__[name]
+        raise AttributeError(name)
+
+    def _fit_pool(self) -> None:
+        cache = self.counts.cache()
         if "robust" not in cache:  # one fit serves every metric of this outcome set
-            cache["robust"] = BetaMixture.fit(counts)
-        self.mix = mix = cache["robust"]
+            cache["robust"] = BetaMixture.fit(self.counts)
+        mix = cache["robust"]
         U, J, m = self.n_u.size, mix.a.size, self.C.shape[1]
-        self.resp = mix.responsibilities(self.n_u, self.s_u)  # (G, U, J)
+        resp = mix.responsibilities(self.n_u, self.s_u)  # (G, U, J)
         mean, var, covs = moments_rows(np.repeat(self.n_u, J), np.repeat(self.s_u, J), np.tile(mix.a, U),
                                        np.tile(mix.b, U), self.C, self._pairs)
         mean, var = mean.reshape(U, J, m), var.reshape(U, J, m)
         e2 = var + mean**2
-        self.mean_gu = np.einsum("guj,ujk->guk", self.resp, mean)
-        self.var_gu = np.maximum(np.einsum("guj,ujk->guk", self.resp, e2) - self.mean_gu**2, 0.0)
+        mean_gu = np.einsum("guj,ujk->guk", resp, mean)
+        var_gu = np.maximum(np.einsum("guj,ujk->guk", resp, e2) - mean_gu**2, 0.0)
         if covs:
             cross = covs[0].reshape(U, J) + mean[..., 0] * mean[..., 1]
-            self.cov_gu = np.einsum("guj,uj->gu", self.resp, cross) - self.mean_gu[..., 0] * self.mean_gu[..., 1]
+            cov_gu = np.einsum("guj,uj->gu", resp, cross) - mean_gu[..., 0] * mean_gu[..., 1]
         else:
-            self.cov_gu = None
-        self.w = np.full(mix.fits, 1.0 / mix.fits)
+            cov_gu = None
         pm, _, _ = moments_rows(np.zeros(J, np.int64), np.zeros(J, np.int64), mix.a, mix.b, self.C, self._pairs)
-        self.pop_g = mix.pi @ pm  # (G, m): each refit's pool mean of every payoff column
-        self._cdf = None
-        self.extrapolated = int(counts.n.min()) < spec.k if spec.kind != "mean" else False
+        self.__dict__.update(mix=mix, resp=resp, mean_gu=mean_gu, var_gu=var_gu, cov_gu=cov_gu,
+                             w=np.full(mix.fits, 1.0 / mix.fits),
+                             pop_g=mix.pi @ pm)  # (G, m): each refit's pool mean of every payoff column
 
     # ------------------------------------------------------------------ population scope, model-free
     def _scores(self) -> np.ndarray:
@@ -154,13 +167,14 @@ class RobustPosterior(_BinaryPosterior):
 
     # ------------------------------------------------------------------ the interface
     def _moments(self, scope: str) -> tuple[float, float]:
-        M, f, w = self.M, self.freq, self.w
+        M, f = self.M, self.freq
         if scope == "population" and not self.extrapolated:
             mu, second = self._pseudo()
             mean, cov = dp_moments(self._scores(), f, mu, second, DP_CONCENTRATION)
             v = np.diag(cov)[None, :]
             m_, v_ = self._delta(mean[None, :], v, np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
             return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
+        w = self.w
         if scope == "population":
             vals = self._combine(self.pop_g)
             mean = float(w @ vals)
@@ -251,7 +265,12 @@ class RobustPosterior(_BinaryPosterior):
                    "the data, or report the population scope")
 
     def pool_predictive(self, n: int) -> np.ndarray:
-        return self.mix.predictive(n)
+        cache = self.counts.cache()
+        if "robust" in cache:
+            return cache["robust"].predictive(n)
+        if "robust-point" not in cache:  # the check needs the point fit only, not the refits
+            cache["robust-point"] = BetaMixture.fit(self.counts, fits=0)
+        return cache["robust-point"].predictive(n)
 
     def _model_checks(self, scope: str) -> list[str]:
         out = super()._model_checks(scope)

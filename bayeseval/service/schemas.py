@@ -77,8 +77,8 @@ def check_metric_name(name: str) -> str:
 
 MetricName = Annotated[str, StringConstraints(min_length=1, max_length=100), AfterValidator(check_metric_name)]
 
-_PRIOR_DOC = ("null: hierarchical for 0/1 outcomes, hierarchical-dirichlet (pooled) for graded ones; or "
-              "'uniform', 'jeffreys', 'hierarchical', 'dirichlet', 'hierarchical-dirichlet', or [alpha0, beta0]")
+_PRIOR_DOC = ("null: robust for 0/1 outcomes, hierarchical-dirichlet (pooled) for graded ones; or "
+              "'robust', 'uniform', 'jeffreys', 'hierarchical', 'dirichlet', 'hierarchical-dirichlet', or [alpha0, beta0]")
 
 
 class _Body(BaseModel):
