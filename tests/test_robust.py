@@ -167,8 +167,13 @@ def test_extrapolation_beyond_n_is_flagged_and_uses_the_pool():
     R, _ = _pool_data(8, M=40, N=4)
     post = build(R, "pass@8")
     assert post.extrapolated and post.value() is None
-    w = post.w
-    assert post.moments("population")[0] == pytest.approx(float(w @ post.pop_g[:, 0]), abs=1e-12)
+    mean_x = post._extrap()[0][..., 0]  # per refit and state: the posterior mean of pass@8
+    mu = post.w @ mean_x
+    f = post.freq
+    # DP over questions with one uniform pseudo-question: E[pass@8(q)] = 1 - 1/9 for q ~ U(0, 1)
+    assert post.moments("population")[0] == pytest.approx((f @ mu + 8 / 9) / (f.sum() + 1), abs=1e-12)
+    one = build([[1]], "pass@8")  # one question, one trial: the pool cannot be learnt, the interval is wide
+    assert one.moments("population")[1] > 0.1 and one.moments("benchmark")[1] > 0.05
     assert not build(R, "pass@4").extrapolated
 
 

@@ -25,9 +25,11 @@ and uses a pool model only for what they cannot say:
   (:mod:`bayeseval.posterior.bootstrap`) of the per-question scores ``ghat_i``, with one uniform prior
   pseudo-question; the pool's mean of ``ghat`` is the estimand.  Asymptotically the question-clustered
   interval of Miller (2024, arXiv:2411.00640).
-* **k > n** for some question: no unbiased score exists; both scopes come from the fitted pool (per-question
-  mixture posteriors; the pool's mean ``E_pi[g(p)]`` averaged over refits), and the result says that the
-  number rests on the population model (:attr:`RobustPosterior.extrapolated`).
+* **k > n** for some question: no unbiased score exists.  Each question's ``g(p_i)`` is uncertain; its
+  posterior (fitted mixture, or located clusters where wider) gives the benchmark scope directly, and the
+  population scope is the Dirichlet-process posterior over questions of those posteriors (rows: posterior
+  means; plus ``2 sum_i v_i / (T (T + 1))`` for their variances and the refits' common shift of the pool).
+  The result says that the number rests on the population model (:attr:`RobustPosterior.extrapolated`).
 
 References: Koenker & Mizera (2014), JASA 109(506) (the grid mixture); Newton & Raftery (1994), JRSS-B
 56(1) (weighted likelihood bootstrap); Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), Ann. Stat. 9(1).
@@ -65,7 +67,7 @@ class RobustPosterior(_BinaryPosterior):
     posteriors; population scope: a Dirichlet-process posterior over questions of the unbiased scores;
     k > n: the fitted mixture pool (``extrapolated``).  See the module docstring."""
 
-    _POOL = ("mix", "resp", "mean_gu", "var_gu", "cov_gu", "w", "pop_g")
+    _POOL = ("mix", "resp", "mean_gu", "var_gu", "cov_gu", "w")
 
     def __init__(self, counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None):
         super().__init__(counts, spec, prior)
@@ -88,10 +90,8 @@ class RobustPosterior(_BinaryPosterior):
         J = mix.a.size
         resp = mix.responsibilities(self.n_u, self.s_u)  # (G, U, J)
         mean_gu, var_gu, cov_gu = self._mixture_moments(mix.a, mix.b, resp)
-        pm, _, _ = moments_rows(np.zeros(J, np.int64), np.zeros(J, np.int64), mix.a, mix.b, self.C, self._pairs)
         self.__dict__.update(mix=mix, resp=resp, mean_gu=mean_gu, var_gu=var_gu, cov_gu=cov_gu,
-                             w=np.full(mix.fits, 1.0 / mix.fits),
-                             pop_g=mix.pi @ pm)  # (G, m): each refit's pool mean of every payoff column
+                             w=np.full(mix.fits, 1.0 / mix.fits))
 
     def _mixture_moments(self, a: np.ndarray, b: np.ndarray, resp: np.ndarray):
         """Per refit and state, mean, variance (and covariance of two payoff columns) of ``g(p)`` for
@@ -121,6 +121,42 @@ class RobustPosterior(_BinaryPosterior):
         a, b = self.mix.a, self.mix.b
         sharp = a + b >= SHARP  # near point masses: one location shared by the members; wide ones keep their spread
         return np.where(sharp, 1.0 + S, a), np.where(sharp, 1.0 + F, b)
+
+    def _extrap(self):
+        """k > n: per refit and state, the posterior moments of ``g(p)`` under the fitted mixture, or under the
+        mixture with located clusters (:meth:`_located`) where that gives the larger variance (one question
+        with one trial cannot place a cluster): ``(mean (G, U, m), var (G, U, m), cov (G, U) | None, flag (U,))``."""
+        if getattr(self, "_ext", None) is None:
+            ab = self._located()
+            mL, vL, cL = self._mixture_moments(*ab, self.resp)
+            flag = vL[..., 0].mean(axis=0) > self.var_gu[..., 0].mean(axis=0)
+            pick = flag[None, :, None]
+            cov = None if self.cov_gu is None else np.where(flag[None, :], cL, self.cov_gu)
+            self._ext = (np.where(pick, mL, self.mean_gu), np.where(pick, vL, self.var_gu), cov, flag)
+        return self._ext
+
+    def _extrap_population(self):
+        """k > n, population scope: the Dirichlet-process posterior over questions (one uniform pseudo-question)
+        of each question's ``g(p_i)``, which is now uncertain: its posterior mean ``mu_i`` (averaged over refits)
+        enters as the row, its posterior variance ``v_i`` adds ``2 sum_i v_i / (T (T + 1))`` (``E[W_i^2]``),
+        and the refits' common shift of the pool adds ``Var_g(sum_i mu_gi / T)``.  Returns ``(mean, cov,
+        rows, extra_cov)``."""
+        mean_x, var_x, cov_x, _ = self._extrap()
+        w, f = self.w, self.freq
+        mu = np.einsum("g,guk->uk", w, mean_x)
+        within = np.einsum("g,guk->uk", w, var_x)
+        m = mu.shape[1]
+        T = float(f.sum()) + DP_CONCENTRATION
+        extra = np.zeros((m, m))
+        extra[np.diag_indices(m)] = 2.0 * (f @ within) / (T * (T + 1.0))
+        if m == 2 and cov_x is not None:
+            extra[0, 1] = extra[1, 0] = 2.0 * (f @ (w @ cov_x)) / (T * (T + 1.0))
+        shift = np.einsum("u,guk->gk", f, mean_x) / T  # (G, m)
+        dev = shift - w @ shift
+        extra += (dev * w[:, None]).T @ dev
+        pm, second = self._pseudo()
+        mean, cov = dp_moments(mu, f, pm, second, DP_CONCENTRATION)
+        return mean, cov + extra, mu, extra
 
     # ------------------------------------------------------------------ population scope, model-free
     def _scores(self) -> np.ndarray:
@@ -197,20 +233,22 @@ class RobustPosterior(_BinaryPosterior):
             v = np.diag(cov)[None, :]
             m_, v_ = self._delta(mean[None, :], v, np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
             return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
-        w = self.w
         if scope == "population":
-            vals = self._combine(self.pop_g)
-            mean = float(w @ vals)
-            return mean, float(math.sqrt(max(w @ (vals - mean) ** 2, 0.0)))
+            mean, cov, _, _ = self._extrap_population()
+            m_, v_ = self._delta(mean[None, :], np.diag(cov)[None, :],
+                                 np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
+            return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
         if not self.extrapolated:  # centred at the unbiased estimate; spread: its sampling error
             mean = f @ self._scores() / M
             cov = np.einsum("u,uab->ab", f, self._error_moments()[0]) / M**2
             m_, v_ = self._delta(mean[None, :], np.diag(cov)[None, :],
                                  np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
             return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
-        mg = np.einsum("u,guk->gk", f, self.mean_gu) / M
-        vg = np.einsum("u,guk->gk", f, self.var_gu) / M**2
-        cg = (self.cov_gu @ f) / M**2 if self.cov_gu is not None else None
+        w = self.w
+        mean_x, var_x, cov_x, _ = self._extrap()
+        mg = np.einsum("u,guk->gk", f, mean_x) / M
+        vg = np.einsum("u,guk->gk", f, var_x) / M**2
+        cg = (cov_x @ f) / M**2 if cov_x is not None else None
         per_g_mean, per_g_var = self._delta(mg, vg, cg)
         mean = float(w @ per_g_mean)
         return mean, float(math.sqrt(max(w @ (per_g_var + per_g_mean**2) - mean**2, 0.0)))
@@ -220,22 +258,26 @@ class RobustPosterior(_BinaryPosterior):
             q = rng.random(n)
             y = np.stack([bernstein_eval(self.C[:, j], q) for j in range(self.C.shape[1])], axis=-1)
             return self._combine(dp_draws(self._scores(), self.freq, y, rng, DP_CONCENTRATION))
+        if scope == "population":  # k > n: DP rows of posterior means, plus the normal limit of what they omit
+            _, _, rows, extra = self._extrap_population()
+            q = rng.random(n)
+            y = np.stack([bernstein_eval(self.C[:, j], q) for j in range(self.C.shape[1])], axis=-1)
+            return self._combine(dp_draws(rows, self.freq, y, rng, DP_CONCENTRATION) + _mvnormal(rng, n, extra))
         g, _, _ = self.mix.sample(rng, n)
-        if scope == "population":
-            return self._combine(self.pop_g[g])
         if not self.extrapolated:
             return self._error_draws(rng, g)
         M, m = self.M, self.C.shape[1]
+        mean_x, var_x, cov_x, flag = self._extrap()
         total = np.zeros((n, m))
         for u, f in enumerate(self.freq.astype(np.int64).tolist()):
             if f <= EXACT_GROUP:
-                p = self._draw_p(rng, g, np.full(f, u))
+                p = self._draw_p(rng, g, np.full(f, u), self._located() if flag[u] else None)
                 total += np.stack([bernstein_eval(self.C[:, j], p).sum(axis=1) for j in range(m)], axis=-1)
             else:
-                mu, v = self.mean_gu[g, u], self.var_gu[g, u]
+                mu, v = mean_x[g, u], var_x[g, u]
                 z = rng.standard_normal((n, m))
                 if m == 2:
-                    rho = np.divide(self.cov_gu[g, u], np.sqrt(v[:, 0] * v[:, 1]),
+                    rho = np.divide(cov_x[g, u], np.sqrt(v[:, 0] * v[:, 1]),
                                     out=np.zeros(n), where=v[:, 0] * v[:, 1] > 0)
                     z[:, 1] = rho * z[:, 0] + np.sqrt(np.maximum(1 - rho**2, 0.0)) * z[:, 1]
                 total += f * mu + np.sqrt(f * v) * z
