@@ -32,20 +32,18 @@ sys.path.insert(0, os.path.dirname(__file__))
 warnings.simplefilter("ignore")
 from _common import finish  # noqa: E402
 from bayeseval import compare  # noqa: E402
+from typei_compare import pool_p as typei_pool_p  # noqa: E402
 
-POOLS = ("two clusters", "Beta(2,5)", "Beta(0.5,0.5)", "logit-normal(0,2)")
+# the pools of benchmarks/typei_compare.py (one definition), under the labels the results file uses
+LABELS = {"two-cluster": "two clusters", "beta(2,5)": "Beta(2,5)", "beta(.5,.5)": "Beta(0.5,0.5)",
+          "logitnormal": "logit-normal(0,2)"}
+POOLS = tuple(LABELS.values())
 SETTINGS = ((100, 4), (30, 1))
 SD = 0.25
 
 
-def pool_p(name: str, M: int, rng) -> np.ndarray:
-    if name == "two clusters":
-        return np.where(rng.random(M) < 0.4, 0.05, 0.9)
-    if name == "Beta(2,5)":
-        return rng.beta(2, 5, M)
-    if name == "Beta(0.5,0.5)":
-        return rng.beta(0.5, 0.5, M)
-    return expit(rng.normal(0, 2, M))
+def pool_p(label: str, M: int, rng) -> np.ndarray:
+    return typei_pool_p({v: k for k, v in LABELS.items()}[label], M, rng)
 
 
 def run(args):

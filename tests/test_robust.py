@@ -214,3 +214,26 @@ def test_fixed_seed_coverage_small_pool_few_trials(metric):
     """Three clusters (0.02, 0.5, 0.97 at 30/30/40%), M = 30, N = 4, benchmark scope, 300 replicates."""
     cov = _coverage((0.02, 0.5, 0.97), np.array([0.3, 0.3, 0.4]), 30, 4, metric, "benchmark", 300, 12)
     assert 0.91 <= cov <= 0.99, cov
+
+
+def test_benchmark_sd_on_real_data_is_close_to_the_unbiased_variance_estimate():
+    """CRUXEval-I, codellama-7b (bundled; 800 questions x 10): n >= 2k, so Var(ghat_i | p_i) has an unbiased
+    estimate ghat_i^2 - (unbiased estimate of g^2); the model's benchmark sd must be within 20% above it
+    (the uniform-prior alternative used before gave 0.0076 against 0.0034 for pass@5)."""
+    from pathlib import Path
+
+    from bayeseval.io import read_outcomes
+    from bayeseval.metrics.engine import batch_points, product_coefficients
+
+    o = read_outcomes(Path(__file__).resolve().parents[1] / "examples" / "data" / "cruxeval.json")
+    c = o.counts("codellama-7b", "CRUXEval-I")
+    for k, sd_doc in ((1, None), (5, 0.0039)):
+        post = build(c, f"pass@{k}")
+        C = post.C[:, 0]
+        x = batch_points(c, post.C)[:, 0]
+        unbiased = x**2 - batch_points(c, product_coefficients(C, C)[:, None])[:, 0]
+        ref = math.sqrt(post.freq @ unbiased) / post.M
+        sd = post.moments("benchmark")[1]
+        assert ref * 0.95 < sd < ref * 1.2, (k, sd, ref)
+        if sd_doc is not None:
+            assert round(sd, 4) == sd_doc  # the module docstring's number

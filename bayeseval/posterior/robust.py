@@ -17,10 +17,10 @@ and uses a pool model only for what they cannot say:
   refits), or, where that gives the question a larger error variance, the same mixture with each near point
   mass (``kappa >= 100``) replaced by the posterior of its location, ``Beta(1 + S_j, 1 + F_j)`` from the
   pooled successes and failures of its members: a grid point does not know how well the data place a
-  cluster (12 never-solved questions x 4 trials say only that the cluster sits below about 0.06).  Coverage of
-  pass@3, two-cluster pool, M = 30, N = 4: 85% with the fitted components alone, 94% with located clusters
-  (300 replicates); on CRUXEval-I (800 questions x 10) the benchmark sd of pass@5 is 0.0039 against 0.0034
-  from the unbiased variance estimate (``n >= 2k`` there).
+  cluster (12 never-solved questions x 4 trials say only that the cluster sits below about 0.06).  On
+  CRUXEval-I (800 questions x 10) the benchmark sd of pass@5 is 0.0039 against 0.0034 from the unbiased
+  variance estimate (``n >= 2k`` there; ``tests/test_robust.py``); coverage per pool in
+  ``benchmarks/results_coverage_robust.md``.
 * **Population scope** (questions sampled from a pool): the Dirichlet-process posterior over questions
   (:mod:`bayeseval.posterior.bootstrap`) of the per-question scores ``ghat_i``, with one uniform prior
   pseudo-question; the pool's mean of ``ghat`` is the estimand.  Asymptotically the question-clustered
