@@ -572,7 +572,7 @@ class BetaMixture:
     ``point`` (J,) the fit to the counts as observed.
 
     Work is bounded: EM stops when no refit gains ``MIX_LL_TOL`` nats per question (the objective is then
-    within about 1e-4 nats per question of an independent optimiser's); with more than ``MIX_MAX_STATES``
+    within about 1e-4 nats per question of an independent optimiser's; ``ll_tol`` sets that threshold); with more than ``MIX_MAX_STATES``
     distinct ``(n, s)`` states (ragged trial counts) the pool is fitted to a fixed-seed sample of that many
     questions with weights rescaled to M, and fewer refits (at least 16) are run: under 4 s at 100,000
     questions with 1 to 1,000 trials each.
@@ -608,7 +608,8 @@ class BetaMixture:
         return np.exp(logc[:, None] + lb) @ self.point
 
     @classmethod
-    def fit(cls, counts: Counts, *, fits: int | None = None, smooth: float = MIX_SMOOTH) -> "BetaMixture":
+    def fit(cls, counts: Counts, *, fits: int | None = None, smooth: float = MIX_SMOOTH,
+            ll_tol: float = MIX_LL_TOL) -> "BetaMixture":
         n_u, s_u, freq, _ = counts.binary_states()
         f = freq.astype(np.float64)
         M = float(f.sum())
@@ -651,7 +652,7 @@ class BetaMixture:
             p3, ll_p2 = em(p2)
             bad = ~(ll_jump >= ll_p2)
             new[bad] = p3[bad]
-            done = float(np.abs(new - pi).max()) < MIX_TOL or float(np.max(ll0 - ll_old)) < MIX_LL_TOL * M
+            done = float(np.abs(new - pi).max()) < MIX_TOL or float(np.max(ll0 - ll_old)) < ll_tol * M
             pi, ll_old = new, ll0
             if done:
                 break

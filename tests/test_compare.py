@@ -205,6 +205,43 @@ def test_sign_flip_monte_carlo_agrees_with_exact(case):
     assert abs(res["p_value"] - p) < Z * math.sqrt(p * (1 - p) / B) + 1 / B
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_sign_flip_lattice_path_equals_enumeration(seed):
+    # averages of N trials: differences on the lattice 1/N; many distinct values make the group-by-group
+    # enumeration too large for the limit, so the exact lattice convolution answers
+    rng = np.random.default_rng(seed)
+    N = int(rng.integers(2, 8))
+    k = rng.integers(-N, N + 1, size=18)
+    k[0] = N  # at least one nonzero
+    d = k / N
+    v, f = np.unique(d[d != 0], return_counts=True)
+    limit = 2000
+    assert np.log(f + 1.0).sum() > math.log(limit)  # the enumeration is not what answers
+    res = sign_flip_test(d, rng=np.random.default_rng(0), exact_limit=limit)
+    assert res["method"] == "exact" and res["resamples"] == 0
+    assert res["p_value"] == pytest.approx(brute_sign_flip_p(k), abs=1e-12)
+    signs = 1 - 2 * ((np.arange(2**k.size)[:, None] >> np.arange(k.size)[None, :]) & 1)
+    T = np.abs(signs @ k)
+    t = abs(int(k.sum()))
+    assert res["mid_p"] == pytest.approx(float(np.mean(T > t) + 0.5 * np.mean(T == t)), abs=1e-12)
+
+
+def test_sign_flip_lattice_agrees_with_monte_carlo_at_benchmark_size():
+    rng = np.random.default_rng(5)
+    p = rng.beta(1, 1, 200)
+    d = (rng.random((200, 16)) < p[:, None]).mean(axis=1) - (rng.random((200, 16)) < p[:, None]).mean(axis=1)
+    exact = sign_flip_test(d, rng=np.random.default_rng(0))
+    B = 100_000
+    mc = sign_flip_test(d, resamples=B, rng=np.random.default_rng(1), exact_limit=1)
+    assert exact["method"] == "exact" and mc["method"] == "monte carlo"
+    p0 = exact["p_value"]
+    assert 0.01 < p0 < 0.99
+    assert abs(mc["p_value"] - p0) < Z * math.sqrt(p0 * (1 - p0) / B) + 1 / B
+    # differences that are not on a small lattice (thirds of sevenths of ...) keep the Monte Carlo path
+    irr = d + rng.normal(0, 1e-3, d.size)
+    assert sign_flip_test(irr, rng=np.random.default_rng(0))["method"] == "monte carlo"
+
+
 def test_sign_flip_all_zero_differences():
     res = sign_flip_test(np.zeros(12), rng=np.random.default_rng(0))
     assert res["p_value"] == 1.0 and res["statistic"] == 0.0
@@ -986,7 +1023,7 @@ def test_same_seed_same_result_other_seed_other_draws():
     np.testing.assert_array_equal(c1.bootstrap["_draws"], c2.bootstrap["_draws"])
     assert not np.array_equal(c1.bootstrap["_draws"], c3.bootstrap["_draws"])
     assert not np.array_equal(c1.draws(), c3.draws())
-    assert c1.bootstrap["lo"] != c3.bootstrap["lo"] or c1.bootstrap["hi"] != c3.bootstrap["hi"]
+    assert c1.bootstrap["se"] != c3.bootstrap["se"]  # the quantiles sit on the lattice of 1/(4 M): they may tie
     assert c1.delta.mean == c3.delta.mean and c1.delta.sd == c3.delta.sd  # closed form, seed-free
     # draws() hands out a copy
     x = c1.draws()
@@ -1136,3 +1173,14 @@ def test_id_type_mismatch_hint_and_zero_d_rope():
         compare(A, B)
     c = compare(np.ones((5, 2), dtype=int), np.zeros((5, 2), dtype=int), rope=np.array(0.05), resamples=200)
     assert (c.rope["lo"], c.rope["hi"]) == (-0.05, 0.05)
+
+
+def test_holm_adjustment_equals_statsmodels_with_ties_ones_and_missing():
+    from bayeseval.comparison.paired_tests import adjust
+
+    rng = np.random.default_rng(7)
+    for p in (rng.random(9), np.array([0.01, 0.01, 0.5, 0.5, 1.0, 0.003]), np.array([0.2]), rng.random(40) ** 4):
+        np.testing.assert_allclose(adjust(p, ("holm",))["holm"], multipletests(p, method="holm")[1], rtol=1e-15)
+    out = adjust([0.01, None, 0.04, float("nan")], ("holm",))["holm"]
+    np.testing.assert_allclose(out[[0, 2]], [0.02, 0.04], rtol=1e-15)
+    assert np.isnan(out[[1, 3]]).all()

@@ -237,3 +237,25 @@ def test_benchmark_sd_on_real_data_is_close_to_the_unbiased_variance_estimate():
         assert ref * 0.95 < sd < ref * 1.2, (k, sd, ref)
         if sd_doc is not None:
             assert round(sd, 4) == sd_doc  # the module docstring's number
+
+
+@pytest.mark.parametrize("freq", [[1, 1, 1, 1, 1, 2], [10, 3, 2, 5, 4, 1]])  # M <= 4 U, M > 4 U
+def test_dp_draws_equal_an_independent_dirichlet_construction(freq):
+    # per-question exponentials (rows mostly distinct) or one Gamma(f) per row (many ties): both must be the
+    # Dirichlet-process posterior, theta = (sum_i W_i x_i + W_0 y) / (sum_i W_i + W_0) with
+    # (W_1..W_M, W_0) / total ~ Dirichlet(1, ..., 1, alpha); here built from numpy's Dirichlet per question
+    from bayeseval.posterior.bootstrap import dp_draws, dp_moments
+
+    rows = np.array([[0.0, 0.2], [0.25, 0.1], [0.5, 0.9], [0.75, 0.4], [1.0, 1.0], [0.1, 0.0]])
+    f = np.array(freq)
+    n = 40_000
+    y = np.random.default_rng(1).random((n, 2))
+    got = dp_draws(rows, f, y, np.random.default_rng(2), alpha=1.0)
+    per_q = np.repeat(rows, f, axis=0)
+    Wd = np.random.default_rng(3).dirichlet(np.r_[np.ones(per_q.shape[0]), 1.0], size=n)
+    want = Wd[:, :-1] @ per_q + Wd[:, -1:] * y
+    for k in range(2):
+        assert stats.ks_2samp(got[:, k], want[:, k]).pvalue > 1e-3
+    mean, cov = dp_moments(rows, f, np.full(2, 0.5), np.array([[1 / 3, 0.25], [0.25, 1 / 3]]), 1.0)
+    np.testing.assert_allclose(got.mean(axis=0), mean, atol=4 * np.sqrt(np.diag(cov) / n).max())
+    np.testing.assert_allclose(np.cov(got.T), cov, rtol=0.05)

@@ -36,6 +36,7 @@ Ann. Stat. 1(2).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -63,8 +64,25 @@ class Side:
         self.n_u, self.s_u = n_u, s_u
         self.inv = np.asarray(inverse(), dtype=np.int64)
         self.M = post.M
-        self.w, self.mean, self.var = post.state_moments()  # per hyperparameter grid point and count state
         self.c = post.C[:, 0]
+
+    @functools.cached_property
+    def _moments(self) -> tuple:
+        # per hyperparameter grid point and count state; computed on first use, since the Dirichlet-process
+        # comparison (unbiased per-question scores) never needs them and the robust pool's refits are costly
+        return self.post.state_moments()
+
+    @property
+    def w(self) -> np.ndarray:
+        return self._moments[0]
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self._moments[1]
+
+    @property
+    def var(self) -> np.ndarray:
+        return self._moments[2]
 
     def hyper(self, rng: np.random.Generator, n: int):
         """Per draw: the grid point (for tabulated moments) and jittered Beta parameters (pooled priors only)."""

@@ -56,11 +56,16 @@ def dp_draws(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, rng: np.ra
     n = y_draws.shape[0]
     G0 = rng.standard_gamma(alpha, size=n) if alpha > 0 else np.zeros(n)
     out = np.empty((n, rows.shape[1]))
-    step = max(1, 4_000_000 // rows.shape[0])
     f = np.asarray(freq, dtype=np.float64)
+    M = float(f.sum())
+    per_question = M <= 4 * rows.shape[0] and np.all(f == np.round(f))
+    if per_question:  # mostly distinct rows: one Exp(1) per question (numpy's fast path; a Gamma(f) with an
+        # array of shapes costs about four of them) summed into its row -- the same Gamma(f) weight per row
+        rows = np.repeat(rows, f.astype(np.int64), axis=0)
+    step = max(1, 4_000_000 // rows.shape[0])
     for start in range(0, n, step):
         k = min(step, n - start)
-        G = rng.standard_gamma(f, size=(k, rows.shape[0]))
+        G = rng.standard_exponential(size=(k, rows.shape[0])) if per_question else rng.standard_gamma(f, size=(k, rows.shape[0]))
         g0 = G0[start : start + k, None]
         out[start : start + k] = (G @ rows + g0 * y_draws[start : start + k]) / (G.sum(axis=1, keepdims=True) + g0)
     return out
