@@ -27,7 +27,7 @@ from typing import Literal
 
 from fastapi import APIRouter, FastAPI, File, Query, Request, Security, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import APIKeyHeader
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -36,7 +36,7 @@ from bayeseval import __version__
 
 from . import tasks
 from .catalog import catalog
-from .errors import ServiceError, error_body, validation_errors
+from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
 from .limits import ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
                       HealthResponse, Interval, MetricsRequest, MetricsResponse, PlanRequest, PlanResponse,
@@ -69,11 +69,16 @@ class JSON(JSONResponse):
     name) is echoed back as valid JSON instead of failing to encode."""
 
     def render(self, content) -> bytes:
-        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+        return encode_json(content)
 
 
 def _json(status: int, body: dict) -> JSONResponse:
     return JSON(body, status_code=status)
+
+
+async def _computed(pool: ComputePool, fn, *args) -> Response:
+    """``fn(*args)`` in a compute worker, answered with the JSON bytes the worker encoded."""
+    return Response(await pool.run(encoded, fn, *args), media_type="application/json")
 
 
 def _install_handlers(app: FastAPI) -> None:
@@ -148,28 +153,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
              summary="Metrics with credible intervals per model")
     async def metrics(req: MetricsRequest):
         check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
-        return _json(200, await pool.run(tasks.metrics, req))
+        return await _computed(pool, tasks.metrics, req)
 
     @v1.post("/compare", response_model=None, responses={200: {"model": CompareResponse}},
              summary="Paired comparison of two models on the same questions")
     async def compare(req: CompareRequest):
         check_cells({"a": req.a, "b": req.b}, cap)
         _ids_agree({"a": req.a, "b": req.b})
-        return _json(200, await pool.run(tasks.compare, req))
+        return await _computed(pool, tasks.compare, req)
 
     @v1.post("/rank", response_model=None, responses={200: {"model": RankResponse}},
              summary="Rank models: pairwise comparisons with adjusted p-values, rank probabilities")
     async def rank(req: RankRequest):
         check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
         _ids_agree({f"models.{n}": o for n, o in req.models.items()})
-        return _json(200, await pool.run(tasks.rank, req))
+        return await _computed(pool, tasks.rank, req)
 
     @v1.post("/plan", response_model=None, responses={200: {"model": PlanResponse}},
              summary="Study size from a pilot: standard errors, detectable effects, questions needed")
     async def plan(req: PlanRequest):
         check_cells({"a": req.a, "b": req.b}, cap)
         _ids_agree({"a": req.a, "b": req.b})
-        return _json(200, await pool.run(tasks.plan, req))
+        return await _computed(pool, tasks.plan, req)
 
     @v1.post("/aisbench", response_model=None, responses={200: {"model": AISBenchResponse}},
              summary="AISBench work dir (zip) -> metrics with intervals, grouping bug corrected")
@@ -198,8 +203,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data = await file.read()
         folder = tempfile.mkdtemp(prefix="bayeseval-upload-")  # removed here, even if the worker is killed
         try:
-            return _json(200, await pool.run(tasks.aisbench, data, file.filename or "upload.zip", opts,
-                                             settings.max_zip_files, settings.max_unzipped, folder, cap))
+            return await _computed(pool, tasks.aisbench, data, file.filename or "upload.zip", opts,
+                                   settings.max_zip_files, settings.max_unzipped, folder, cap)
         finally:
             await run_in_threadpool(shutil.rmtree, folder, True)
 
