@@ -214,3 +214,18 @@ def test_cruxeval_main_prints_published_beside_recomputed(capsys):
                  "CRUXEval-O  pass@1      34.21       34.21", "CRUXEval-O  pass@5      40.29       40.29"):
         assert line in out
     assert "population 95%" in out and "benchmark 95%" in out
+
+
+def test_pandalm_published_numbers(capsys):
+    mod = load("pandalm.py")
+    d = mod["table"]()
+    for quantity, published, recomputed in mod["published_rows"](d):
+        if quantity.startswith("majority"):
+            assert recomputed == published, quantity
+        else:
+            assert round(recomputed, 2) == published, quantity
+    res, full, m = mod["ppi_first_preferred"](d)
+    assert m == 974 and res.lo <= full <= res.hi  # PPI from 100 human labels covers the all-human answer
+    mod["main"]()
+    out = capsys.readouterr().out
+    assert "majority label 1                   422         422" in out and "Davidson strengths" in out

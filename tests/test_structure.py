@@ -27,7 +27,7 @@ LAYERS = [
     ("priors", ["bayeseval.priors"]),
     ("posterior", ["bayeseval.posterior"]),
     ("results", ["bayeseval.results"]),
-    ("comparison", ["bayeseval.comparison"]),
+    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise"]),
     ("mcmc", ["bayeseval.mcmc"]),
     ("io", ["bayeseval.io"]),
     ("report", ["bayeseval.report"]),

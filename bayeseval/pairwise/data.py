@@ -1,0 +1,285 @@
+"""Pairwise preference data: which of two responses to an item was preferred, by whom, in which order.
+
+One label says, for one item (a prompt, a question), which of two models' answers a judge (a human
+annotator, an LLM judge, a repeat of one judge) preferred, or that it was a tie.  Labels of one item
+are not independent -- the item is the cluster -- so everything downstream groups by item.
+
+:func:`from_long` reads a long table, one label per row (Arena / MT-Bench battle logs: ``model_a``,
+``model_b``, ``winner`` in ``{"model_a", "model_b", "tie", "tie (bothbad)"}``); :func:`from_wide`
+reads one row per item with one column per judge (PandaLM's test set: codes ``1`` = first model,
+``2`` = second, ``0`` = tie).  Both return :class:`Preferences`.
+
+>>> p = from_long({"item": [1, 1, 2], "model_a": ["x", "x", "y"], "model_b": ["y", "y", "x"],
+...                "winner": ["model_a", "tie", "x"]})
+>>> p.models, p.n_labels, p.pair_counts("x", "y")[0].tolist()
+(('x', 'y'), 3, [[1, 1, 0], [1, 0, 0]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "WIN_A", "WIN_B", "TIE_WORDS"]
+
+WIN_A = ("model_a", "a", "1")
+WIN_B = ("model_b", "b", "2")
+TIE_WORDS = ("tie", "tie (bothbad)", "draw", "0", "both_bad", "tie(bothbad)")
+
+
+@dataclass(frozen=True, eq=False)
+class Preferences:
+    """Labels of pairwise preferences, one entry per label (arrays of equal length).
+
+    ``item`` indexes ``items`` (the item ids as given), ``a`` and ``b`` index ``models``,
+    ``outcome`` is +1 where ``a`` was preferred, -1 where ``b`` was, 0 for a tie; ``a_first`` is True
+    where ``a``'s answer was shown first (None when the order is unknown); ``judge`` indexes ``judges``
+    (None without a judge column).
+    """
+
+    models: tuple
+    items: tuple
+    item: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    a_first: np.ndarray | None = None
+    judge: np.ndarray | None = None
+    judges: tuple | None = None
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.outcome.size)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    def index(self, model: Any, name: str = "model") -> int:
+        if model not in self.models:
+            raise ValueError(f"{name} {model!r} is not one of the models in the data: "
+                             f"{', '.join(map(repr, self.models))}")
+        return self.models.index(model)
+
+    def subset(self, keep: np.ndarray) -> "Preferences":
+        """The labels where ``keep`` is True (items renumbered, models kept)."""
+        keep = np.asarray(keep, dtype=bool)
+        used, item = np.unique(self.item[keep], return_inverse=True)
+        return Preferences(self.models, tuple(self.items[i] for i in used), item.ravel(), self.a[keep], self.b[keep],
+                           self.outcome[keep], None if self.a_first is None else self.a_first[keep],
+                           None if self.judge is None else self.judge[keep], self.judges)
+
+    def pair_counts(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per item that compares ``x`` and ``y``: ``(counts (M, 3) of [x preferred, tie, y preferred],
+        item indices (M,), position counts (M, 2) of [first-shown preferred, second-shown preferred] over
+        the non-tie labels whose order is known, or None)``."""
+        i, j = self.index(x, "a"), self.index(y, "b")
+        if i == j:
+            raise ValueError(f"a and b must be two different models, got {x!r} twice")
+        fwd = (self.a == i) & (self.b == j)
+        rev = (self.a == j) & (self.b == i)
+        sel = fwd | rev
+        if not sel.any():
+            raise ValueError(f"no labels compare {x!r} with {y!r}")
+        o = np.where(fwd[sel], self.outcome[sel], -self.outcome[sel])  # +1: x preferred
+        items, inv = np.unique(self.item[sel], return_inverse=True)
+        inv = inv.ravel()
+        counts = np.zeros((items.size, 3), dtype=np.int64)
+        np.add.at(counts, (inv, 1 - o), 1)  # +1 -> column 0, 0 -> 1, -1 -> 2
+        pos = None
+        if self.a_first is not None:
+            first_won = (self.outcome[sel] == 1) == self.a_first[sel]  # the first-shown answer was preferred
+            decided = self.outcome[sel] != 0
+            pos = np.zeros((items.size, 2), dtype=np.int64)
+            np.add.at(pos, (inv[decided], (~first_won[decided]).astype(np.int64)), 1)
+        return counts, items, pos
+
+    def pairs(self) -> np.ndarray:
+        """Per unordered model pair that was judged: rows ``(i, j, wins of i, ties, wins of j)``, ``i < j``."""
+        lo, hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        o = np.where(self.a == lo, self.outcome, -self.outcome)  # +1: lo preferred
+        K = len(self.models)
+        key = lo * K + hi
+        out = np.zeros((K * K, 3), dtype=np.int64)
+        np.add.at(out, (key, 1 - o), 1)
+        judged = np.flatnonzero(out.sum(axis=1))
+        return np.column_stack([judged // K, judged % K, out[judged]])
+
+
+def _column(data: Any, name: str, what: str) -> np.ndarray:
+    try:
+        col = data[name]
+    except (KeyError, IndexError, TypeError):
+        cols = list(data.columns) if hasattr(data, "columns") else list(data) if isinstance(data, dict) else []
+        raise ValueError(f"{what}: no column {name!r} in the data (columns: {', '.join(map(str, cols))})") from None
+    arr = np.asarray(col, dtype=object)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} column {name!r} must be one-dimensional")
+    missing = np.flatnonzero([v is None or (isinstance(v, float) and v != v) for v in arr])
+    if missing.size:
+        raise ValueError(f"{what} column {name!r} is missing a value in row {int(missing[0])}")
+    return arr
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
+
+
+def _winner(win: np.ndarray, ma: np.ndarray, mb: np.ndarray, column: str, invalid: str) -> np.ndarray:
+    """+1 / 0 / -1 per row, or -2 for a value dropped with ``invalid="drop"``."""
+    words = np.array([_text(v).lower() for v in win], dtype=object)
+    raw = np.array([_text(v) for v in win], dtype=object)
+    out = np.full(win.size, -9, dtype=np.int64)
+    out[np.isin(words, TIE_WORDS)] = 0
+    out[np.isin(words, WIN_A)] = 1
+    out[np.isin(words, WIN_B)] = -1
+    out[raw == ma] = 1  # a model's own name wins over the codes (a model called "b" is itself)
+    out[raw == mb] = -1
+    bad = np.flatnonzero(out == -9)
+    if bad.size:
+        if invalid == "drop":
+            out[bad] = -2
+        else:
+            r = int(bad[0])
+            raise ValueError(f"{column} in row {r} is {win[r]!r}: neither model of that row ({ma[r]!r}, {mb[r]!r}) "
+                             f"nor a known value (model_a / a / 1, model_b / b / 2, tie / draw / 0); "
+                             f"{bad.size} such row(s); pass invalid='drop' (CLI: --invalid drop) to leave them out")
+    return out
+
+
+def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_b: str = "model_b",
+              winner: str = "winner", judge: str | None = None, order: str | None = None,
+              shown_first: str | None = None, repeat: str | None = None, invalid: str = "raise") -> Preferences:
+    """Preferences from a long table (a DataFrame or a dict of columns), one label per row.
+
+    ``winner``: ``model_a`` / ``a`` / ``1``, ``model_b`` / ``b`` / ``2``, ``tie`` / ``tie (bothbad)`` /
+    ``draw`` / ``0`` (case-insensitive), or the name of one of the row's two models.  ``order`` names a
+    column saying which answer was shown first (``model_a`` / ``a`` / ``model_b`` / ``b`` or a model
+    name); ``shown_first="model_a"`` declares instead that ``model_a`` was always shown first (Arena
+    logs put it on the left).  ``repeat`` names a column numbering repeats: then (item, models, judge,
+    order, repeat) must be unique.  ``invalid="drop"`` leaves out rows whose winner is not understood
+    (unparseable judge verdicts) instead of raising.
+    """
+    if invalid not in ("raise", "drop"):
+        raise ValueError(f"invalid must be 'raise' or 'drop', got {invalid!r}")
+    if shown_first not in (None, "model_a"):
+        raise ValueError(f"shown_first must be None or 'model_a', got {shown_first!r}")
+    if order is not None and shown_first is not None:
+        raise ValueError("give either order (a column) or shown_first, not both")
+    ids = _column(data, item, "item")
+    ma = np.array([_text(v) for v in _column(data, model_a, "model_a")], dtype=object)
+    mb = np.array([_text(v) for v in _column(data, model_b, "model_b")], dtype=object)
+    if ids.size == 0:
+        raise ValueError("the table has no rows")
+    for arr, what in ((ma, model_a), (mb, model_b)):
+        bad = np.flatnonzero([(not s) or any(ord(c) < 32 for c in s) for s in arr])
+        if bad.size:
+            raise ValueError(f"{what} in row {int(bad[0])} is {arr[bad[0]]!r}: a model name must be non-empty "
+                             "text without control characters")
+    same = np.flatnonzero(ma == mb)
+    if same.size:
+        r = int(same[0])
+        raise ValueError(f"row {r} compares {ma[r]!r} with itself ({model_a} == {model_b}); a preference needs two "
+                         f"different models ({same.size} such row(s))")
+    out = _winner(_column(data, winner, "winner"), ma, mb, winner, invalid)
+    a_first = None
+    if order is not None:
+        od = _column(data, order, "order")
+        words = np.array([_text(v).lower() for v in od], dtype=object)
+        raw = np.array([_text(v) for v in od], dtype=object)
+        a_first = np.full(od.size, -1, dtype=np.int64)
+        a_first[np.isin(words, ("model_a", "a", "true")) | (raw == ma)] = 1
+        a_first[np.isin(words, ("model_b", "b", "false")) | (raw == mb)] = 0
+        bad = np.flatnonzero(a_first < 0)
+        if bad.size:
+            r = int(bad[0])
+            raise ValueError(f"{order} in row {r} is {od[r]!r}: expected which answer was shown first (model_a / a / "
+                             f"model_b / b, or {ma[r]!r} / {mb[r]!r})")
+        a_first = a_first.astype(bool)
+    elif shown_first == "model_a":
+        a_first = np.ones(ids.size, dtype=bool)
+    jd = None if judge is None else np.array([_text(v) for v in _column(data, judge, "judge")], dtype=object)
+    if repeat is not None:
+        rep = np.array([_text(v) for v in _column(data, repeat, "repeat")], dtype=object)
+        lo = np.where(ma < mb, ma, mb)
+        hi = np.where(ma < mb, mb, ma)
+        keys = [tuple(x) for x in zip(map(_text, ids), lo, hi, *(() if jd is None else (jd,)),
+                                      *(() if a_first is None else (a_first,)), rep)]
+        seen: dict = {}
+        for r, k in enumerate(keys):
+            if k in seen:
+                raise ValueError(f"rows {seen[k]} and {r} are the same label (item {ids[r]!r}, models {lo[r]!r} / "
+                                 f"{hi[r]!r}, {repeat} {rep[r]!r}): repeats must be numbered uniquely per item")
+            seen[k] = r
+    keep = out != -2
+    if not keep.any():
+        raise ValueError(f"no row of {winner!r} could be read")
+    models = tuple(sorted(set(ma[keep]) | set(mb[keep])))
+    code = {m: i for i, m in enumerate(models)}
+    item_ids, item_idx = np.unique(np.array([_text(v) for v in ids[keep]], dtype=object), return_inverse=True)
+    judges = None
+    jcode = None
+    if jd is not None:
+        judges, jcode = np.unique(jd[keep], return_inverse=True)
+        judges, jcode = tuple(judges), jcode.ravel()
+    prefs = Preferences(models, tuple(item_ids), item_idx.ravel(), np.array([code[m] for m in ma[keep]]),
+                        np.array([code[m] for m in mb[keep]]), out[keep], None if a_first is None else a_first[keep],
+                        jcode, judges)
+    object.__setattr__(prefs, "dropped", int((~keep).sum()))
+    return prefs
+
+
+def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str = "model_a",
+              model_b: str = "model_b", invalid: str = "raise") -> Preferences:
+    """Preferences from one row per item with one verdict column per judge (``judges``); the judge of a
+    label is its column name.  Verdict codes as in :func:`from_long` (PandaLM: 1, 2, 0).
+
+    >>> p = from_wide({"idx": [0, 1], "m1": ["x", "x"], "m2": ["y", "y"], "h1": [1, 0], "h2": [1, 2]},
+    ...               ["h1", "h2"], item="idx", model_a="m1", model_b="m2")
+    >>> p.judges, p.pair_counts("x", "y")[0].tolist()
+    (('h1', 'h2'), [[2, 0, 0], [0, 1, 1]])
+    """
+    if not judges:
+        raise ValueError("judges must name at least one verdict column")
+    ids = _column(data, item, "item")
+    ma, mb = _column(data, model_a, "model_a"), _column(data, model_b, "model_b")
+    long = {"item": np.concatenate([ids] * len(judges)), "model_a": np.concatenate([ma] * len(judges)),
+            "model_b": np.concatenate([mb] * len(judges)),
+            "winner": np.concatenate([_column(data, j, "judge verdict") for j in judges]),
+            "judge": np.repeat(np.array(judges, dtype=object), ids.size)}
+    return from_long(long, judge="judge", invalid=invalid)
+
+
+def read_battles(path: str, **columns: Any) -> Preferences:
+    """A battle log from CSV, JSON (a list of records) or JSONL, then :func:`from_long` with ``columns``.
+    Without ``item=``, the first of ``item``, ``question_id``, ``idx``, ``id`` present names the item."""
+    import pandas as pd
+
+    p = str(path)
+    try:
+        if p.endswith(".csv"):
+            df = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        elif p.endswith(".jsonl"):
+            df = pd.read_json(p, lines=True, dtype=False)
+        elif p.endswith(".json"):
+            df = pd.read_json(p, dtype=False)
+        else:
+            raise ValueError(f"{p}: a battle log must be .csv, .json or .jsonl")
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{p}: cannot read a battle log ({exc})") from None
+    if "item" not in columns:
+        found = next((c for c in ("item", "question_id", "idx", "id") if c in df.columns), None)
+        if found is None:
+            raise ValueError(f"{p}: no item column (item, question_id, idx or id); columns: {', '.join(df.columns)}; "
+                             "name one with item=")
+        columns["item"] = found
+    try:
+        return from_long(df, **columns)
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None

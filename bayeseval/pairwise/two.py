@@ -1,0 +1,315 @@
+r"""Two systems judged head to head: win rate, P(A preferred over B), position bias.
+
+Per item ``i`` the labels give counts ``(w_i, t_i, l_i)`` of A preferred, tie, B preferred (over
+judges, repeats and both presentation orders).  Pooled over items, ``W, T, L`` and ``n = W + T + L``.
+
+**Population scope** (items are a sample from a pool; the default).  The pool's shares of labels
+``(theta_w, theta_t, theta_l)`` get a Dirichlet posterior,
+
+.. math::  (\theta_w, \theta_t, \theta_l) \sim \mathrm{Dirichlet}(a + W/D,\ a + T/D,\ a + L/D),
+
+with ``a`` the prior count per outcome (default 1) and ``D`` the design effect of the item-clustered
+labels (Rao & Scott 1981, JASA 76(374); Kish 1965): the clustered variance of the net preference
+``(W - L)/n`` over its multinomial variance, floored at 1, and exactly 1 with one label per item.
+Then, in closed form,
+
+.. math::  P(\theta_w > \theta_l) = 1 - I_{1/2}(a_w, a_l), \qquad
+           \frac{\theta_w}{\theta_w + \theta_l} \sim \mathrm{Beta}(a_w, a_l)
+
+(ties excluded), and the win rate with ties split, ``theta_w + theta_t / 2``, has the distribution
+function :math:`P(\theta_w - \theta_l \le x) = \int P(\theta_w \le x + u \mid \theta_l = u) f(u)\,du`
+with :math:`\theta_w \mid \theta_l = u \sim (1 - u)\,\mathrm{Beta}(a_w, a_t)` (one-dimensional
+quadrature, no sampling; quantiles by root finding).  With one label per item this is the exact
+posterior of a multinomial; with several it rests on the design-effect correction, whose coverage
+``benchmarks/coverage_pairwise.py`` measures.
+
+**Benchmark scope** (these items fixed; only the judges' randomness): each item's own shares get a
+Dirichlet(a, a, a) prior and its counts; the estimand is their mean over items, its posterior from
+draws (per-item Dirichlet draws, vectorised).  With one or two labels per item the per-item prior
+decides much of it: a warning says so.
+
+Frequentist companions on the per-item net preference ``d_i = (w_i - l_i) / n_i`` (items equally
+weighted, the item is the cluster): the sign test on the items that prefer one side (exact binomial),
+the exact paired sign-flip test and the clustered (item) bootstrap with BCa interval.  The verdict,
+as in :func:`bayeseval.compare`, is the sign-flip test's mid-p at ``1 - level``.
+
+**Position bias**: over the non-tie labels whose presentation order is known, the share won by the
+answer shown first, with a Jeffreys Beta interval on design-effect-corrected counts and the exact
+sign-flip p-value of "first and second are alike" on per-item first-minus-second shares.
+
+>>> from bayeseval.pairwise import from_long
+>>> p = from_long({"item": list(range(40)), "model_a": ["x"] * 40, "model_b": ["y"] * 40,
+...                "winner": ["x"] * 24 + ["tie"] * 6 + ["y"] * 10})
+>>> r = win_rate(p, "x", "y")
+>>> round(r.p_a_better, 4), round(r.value, 3), r.design_effect
+(0.9917, 0.675, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from .. import validate as V
+from .._protocol import Result, check_choice
+from .._text import text_table
+from ..comparison.paired_tests import paired_bootstrap, sign_flip_test
+from .data import Preferences
+
+__all__ = ["win_rate", "WinRate", "design_effect", "split_win_rate_cdf"]
+
+DEFAULT_SEED = 20261125
+
+
+def design_effect(counts: np.ndarray, y: np.ndarray) -> float:
+    """Kish / Rao-Scott design effect of a ratio ``sum(y_i) / sum(n_i)`` over items (``n_i`` = labels of item
+    ``i``, ``y_i`` per-item totals of a per-label score in [-1, 1]): the linearised clustered variance
+    over the variance the same labels would have if independent, floored at 1; exactly 1 when every
+    item has one label."""
+    n_i = counts.sum(axis=1).astype(np.float64)
+    M, n = n_i.size, float(n_i.sum())
+    if M < 2 or np.all(n_i == 1):
+        return 1.0
+    r = float(y.sum()) / n
+    v_clu = float(((y - r * n_i) ** 2).sum()) / n**2 * M / (M - 1)
+    second = float(counts[:, 0].sum() + counts[:, 2].sum()) / n  # E[score^2] for scores -1, 0, 1
+    v_iid = (second - r * r) / n
+    if v_iid <= 0:
+        return 1.0
+    return max(1.0, v_clu / v_iid)
+
+
+SPLIT_NODES = 128  # Gauss-Legendre nodes over the quantiles of theta_l
+
+
+def split_win_rate_cdf(x: Any, a_w: float, a_t: float, a_l: float) -> Any:
+    """``P(theta_w + theta_t / 2 <= x)`` under Dirichlet(a_w, a_t, a_l), for a number or an array ``x``.
+
+    ``theta_l ~ Beta(a_l, a_w + a_t)`` and, given ``theta_l = u``, ``theta_w = (1 - u) B`` with
+    ``B ~ Beta(a_w, a_t)``, so the probability is the integral over ``v = F_l(u)`` in [0, 1] of
+    ``I_{(2x - 1 + u) / (1 - u)}(a_w, a_t)``; that is 0 below ``u = 1 - 2x`` and 1 above ``u = 1 - x``, so
+    Gauss-Legendre (128 nodes) runs over the ``v`` between them only: within 1e-4 of adaptive quadrature
+    everywhere tested, within 1e-6 in the body of the distribution, so quantiles at 2.5% / 97.5% are good to
+    about 1e-5 or better.
+
+    >>> round(float(split_win_rate_cdf(0.5, 2.0, 1.0, 2.0)), 8)  # symmetric: the median is 1/2
+    0.5
+    """
+    t, wt = _legendre()
+    d = 2.0 * np.atleast_1d(np.asarray(x, dtype=np.float64)) - 1.0
+    b = a_w + a_t
+    # in u = theta_l: below -d the conditional probability is 0, from (1 - d) / 2 on it is 1; between, smooth
+    v0 = special.betainc(a_l, b, np.clip(-d, 0.0, 1.0))
+    v1 = special.betainc(a_l, b, np.clip((1.0 - d) / 2.0, 0.0, 1.0))
+    v = v0[:, None] + (v1 - v0)[:, None] * t[None, :]
+    u = special.betaincinv(a_l, b, v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.clip((d[:, None] + u) / (1.0 - u), 0.0, 1.0)
+    z = np.where(u < 1.0, z, 1.0)
+    out = (1.0 - v1) + (v1 - v0) * (special.betainc(a_w, a_t, z) @ wt)
+    out = np.clip(out, 0.0, 1.0)
+    return out.reshape(np.shape(x)) if np.ndim(x) else float(out[0])
+
+
+def _legendre():
+    if not hasattr(_legendre, "nodes"):
+        t, w = np.polynomial.legendre.leggauss(SPLIT_NODES)
+        _legendre.nodes = ((t + 1.0) / 2.0, w / 2.0)
+    return _legendre.nodes
+
+
+def _split_quantile(q: float, a_w: float, a_t: float, a_l: float) -> float:
+    return float(optimize.brentq(lambda x: float(split_win_rate_cdf(x, a_w, a_t, a_l)) - q, 0.0, 1.0, xtol=1e-10))
+
+
+@dataclass(frozen=True)
+class WinRate(Result):
+    """Head-to-head result of :func:`win_rate`; ``value`` / ``lo`` / ``hi`` are the win rate of ``a``."""
+
+    a: str
+    b: str
+    scope: str
+    ties: str
+    level: float
+    n_items: int
+    n_labels: int
+    counts: tuple  # (A preferred, tie, B preferred), pooled over labels
+    value: float
+    mean: float
+    lo: float
+    hi: float
+    p_a_better: float
+    design_effect: float
+    decision: str | None
+    sign_test: dict
+    permutation: dict
+    bootstrap: dict
+    position: dict | None
+    basis: str
+    warnings: tuple = field(default=())
+
+    def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
+        if level not in (None, self.level) or method not in (None, "exact"):
+            raise ValueError(f"this result holds the {self.level:g} exact interval; call win_rate again for another")
+        return self.lo, self.hi
+
+    def to_dict(self) -> dict:
+        out = {k: getattr(self, k) for k in ("a", "b", "scope", "ties", "level", "n_items", "n_labels", "value",
+                                              "mean", "lo", "hi", "p_a_better", "design_effect", "decision",
+                                              "sign_test", "permutation", "bootstrap", "position", "basis")}
+        out["counts"] = dict(zip(("a_preferred", "tie", "b_preferred"), map(int, self.counts)))
+        out["warnings"] = list(self.warnings)
+        return out
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame([{"a": self.a, "b": self.b, "win_rate": self.value, "lo": self.lo, "hi": self.hi,
+                              "p_a_better": self.p_a_better, "items": self.n_items, "labels": self.n_labels,
+                              "a_preferred": self.counts[0], "tie": self.counts[1], "b_preferred": self.counts[2],
+                              "sign_test_p": self.sign_test["p_value"], "permutation_p": self.permutation["p_value"]}])
+
+    def summary(self) -> str:
+        pct = f"{self.level:.0%}"
+        rows = [["win rate of " + self.a + f" (ties {self.ties})", f"{self.value:.4f}", f"[{self.lo:.4f}, {self.hi:.4f}]"],
+                [f"P({self.a} preferred over {self.b})", f"{self.p_a_better:.4f}", ""],
+                ["labels: A / tie / B", " / ".join(map(str, self.counts)), f"{self.n_items} items"],
+                ["sign test (items)", f"p = {self.sign_test['p_value']:.4g}", ""],
+                ["sign-flip test (items)", f"p = {self.permutation['p_value']:.4g}", f"mid-p {self.permutation['mid_p']:.4g}"],
+                ["clustered bootstrap, net preference", f"{self.bootstrap['estimate']:+.4f}",
+                 f"[{self.bootstrap['lo']:+.4f}, {self.bootstrap['hi']:+.4f}] BCa"]]
+        if self.position:
+            rows.append(["first-shown answer preferred", f"{self.position['rate']:.4f}",
+                         f"[{self.position['lo']:.4f}, {self.position['hi']:.4f}] (p = {self.position['p_value']:.3g})"])
+        head = (f"{self.a} vs {self.b}: {self.verdict}; {pct} interval, {self.scope} scope; design effect "
+                f"{self.design_effect:.2f}")
+        lines = [head, text_table(["quantity", "value", "interval / note"], rows, right=(1,)), f"basis: {self.basis}"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    @property
+    def verdict(self) -> str:
+        return {"A": f"{self.a} is preferred", "B": f"{self.b} is preferred"}.get(self.decision, "no clear preference")
+
+
+def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", ties: str = "split",
+             level: float = 0.95, prior: float = 1.0, draws: int = 4000, resamples: int = 10_000,
+             seed: int | None = None) -> WinRate:
+    """How often ``a``'s answer is preferred over ``b``'s, with an interval, P(a preferred), the verdict of
+    the exact paired test, and position bias when the order is known.  See the module docstring.
+
+    ``ties="split"`` counts a tie as half a win (``theta_w + theta_t / 2``); ``"exclude"`` drops ties
+    (``theta_w / (theta_w + theta_l)``).  ``prior`` is the Dirichlet count per outcome (> 0).
+    """
+    if not isinstance(prefs, Preferences):
+        raise V.InputTypeError(f"prefs must be Preferences (bayeseval.pairwise.from_long), got {V.describe(prefs)}")
+    check_choice(scope, "scope", ("population", "benchmark"))
+    check_choice(ties, "ties", ("split", "exclude"))
+    level = V.confidence(level, "level")
+    prior = V.real(prior, "prior", lo=0.0, lo_open=True, hi=1e6)
+    draws = V.integer(draws, "draws", minimum=100)
+    resamples = V.integer(resamples, "resamples", minimum=100)
+    seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
+    counts, _, pos = prefs.pair_counts(a, b)
+    M = counts.shape[0]
+    n_i = counts.sum(axis=1)
+    Wc, Tc, Lc = (int(x) for x in counts.sum(axis=0))
+    n = Wc + Tc + Lc
+    y = (counts[:, 0] - counts[:, 2]).astype(np.float64)
+    D = design_effect(counts, y)
+    alpha = (1.0 - level) / 2.0
+    warns: list[str] = []
+    aw, at, al = prior + Wc / D, prior + Tc / D, prior + Lc / D
+    p_better = float(special.betainc(al, aw, 0.5))  # P(Beta(a_w, a_l) > 1/2) = I_{1/2}(a_l, a_w)
+    if ties == "exclude" and Wc + Lc == 0:
+        raise ValueError(f"every label comparing {a!r} and {b!r} is a tie: the win rate without ties is undefined; "
+                         "use ties='split'")
+    value = (Wc + 0.5 * Tc) / n if ties == "split" else Wc / (Wc + Lc)
+    if scope == "population":
+        if ties == "exclude":
+            mean = aw / (aw + al)
+            lo, hi = (float(x) for x in stats.beta.ppf([alpha, 1 - alpha], aw, al))
+        else:
+            mean = (aw + 0.5 * at) / (aw + at + al)
+            lo, hi = _split_quantile(alpha, aw, at, al), _split_quantile(1 - alpha, aw, at, al)
+        basis = ("Dirichlet posterior of the pool's label shares, counts divided by the design effect of "
+                 "item-clustered labels" + (" (one label per item: exact)" if D == 1.0 and np.all(n_i == 1) else
+                                            f" ({D:.2f}, Rao-Scott; floored at 1)"))
+    else:
+        rng = np.random.default_rng(seed)
+        x = _benchmark_draws(counts, prior, draws, rng)  # (draws, 3) mean shares over items
+        stat = x[:, 0] + 0.5 * x[:, 1] if ties == "split" else x[:, 0] / (x[:, 0] + x[:, 2])
+        mean = float(stat.mean())
+        lo, hi = (float(v) for v in np.quantile(stat, [alpha, 1 - alpha]))
+        p_better = float(np.mean(x[:, 0] > x[:, 2]) + 0.5 * np.mean(x[:, 0] == x[:, 2]))
+        basis = (f"items fixed: per-item Dirichlet({prior:g}, {prior:g}, {prior:g}) posteriors of the judges' shares, "
+                 f"their mean over the {M} items ({draws} draws)")
+        if np.median(n_i) <= 2:
+            warns.append(f"benchmark scope with {float(np.median(n_i)):g} label(s) per item (median): each item's "
+                         "share rests mostly on the per-item prior; the population scope does not")
+    # frequentist companions, per item (the item is the cluster)
+    d = y / n_i
+    npos, nneg = int((d > 0).sum()), int((d < 0).sum())
+    sign_p = float(stats.binomtest(npos, npos + nneg, 0.5).pvalue) if npos + nneg else 1.0
+    r_boot, r_perm, r_pos = np.random.default_rng(seed).spawn(3)
+    what = f"mean per-item net preference of {a} over {b} = 0"
+    perm = sign_flip_test(d, resamples=resamples, rng=r_perm, tests=what)
+    boot = paired_bootstrap(d, resamples=resamples, level=level, rng=r_boot, tests=what)
+    decision = None
+    if perm["mid_p"] <= 1.0 - level and perm.statistic != 0:
+        decision = "A" if perm.statistic > 0 else "B"
+    if M < 10:
+        warns.append(f"only {M} items compare {a!r} and {b!r}: intervals and tests over items are rough")
+    position = None
+    if pos is not None and pos.sum() > 0:
+        F, S = (int(v) for v in pos.sum(axis=0))
+        decided = pos.sum(axis=1)
+        has = decided > 0
+        Dp = design_effect(np.column_stack([pos[:, 0], np.zeros(M, np.int64), pos[:, 1]])[has],
+                           (pos[has, 0] - pos[has, 1]).astype(np.float64))
+        af, as_ = 0.5 + F / Dp, 0.5 + S / Dp
+        plo, phi = (float(v) for v in stats.beta.ppf([alpha, 1 - alpha], af, as_))
+        dpos = (pos[has, 0] - pos[has, 1]) / decided[has]
+        ptest = sign_flip_test(dpos, resamples=resamples, rng=r_pos, tests="first- and second-shown answers alike")
+        position = {"rate": F / (F + S), "lo": plo, "hi": phi, "first_preferred": F, "second_preferred": S,
+                    "design_effect": Dp, "p_value": float(ptest.p_value), "method": "Jeffreys Beta, sign-flip test"}
+        if ptest.p_value < 1.0 - level:
+            warns.append(f"position bias: the first-shown answer is preferred in {F / (F + S):.1%} of decided labels "
+                         f"(p = {ptest.p_value:.3g}); if the orders are not balanced between {a!r} and {b!r}, the win "
+                         "rate carries it")
+    return WinRate(a=str(a), b=str(b), scope=scope, ties=ties, level=level, n_items=M, n_labels=n,
+                   counts=(Wc, Tc, Lc), value=float(value), mean=float(mean), lo=float(lo), hi=float(hi),
+                   p_a_better=p_better, design_effect=float(D), decision=decision,
+                   sign_test={"p_value": sign_p, "a_items": npos, "b_items": nneg, "method": "exact binomial"},
+                   permutation={"p_value": float(perm.p_value), "mid_p": float(perm["mid_p"]), "method": perm.method},
+                   bootstrap={"estimate": float(boot.statistic), "lo": float(boot.lo), "hi": float(boot.hi),
+                              "p_value": boot.p_value, "method": "bca"},
+                   position=position, basis=basis, warnings=tuple(warns))
+
+
+def _benchmark_draws(counts: np.ndarray, prior: float, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """``(draws, 3)``: the mean over items of per-item Dirichlet(prior + counts_i) draws, items grouped by their
+    count row (a group's draws are drawn together: ``draws x f x 3`` gammas in chunks)."""
+    rows, freq = np.unique(counts, axis=0, return_counts=True)
+    M = counts.shape[0]
+    if M * draws > 20_000_000:  # many items: the mean of M independent Dirichlets is normal to high accuracy
+        a = rows.astype(np.float64) + prior
+        a0 = a.sum(axis=1, keepdims=True)
+        m = a / a0
+        cov = np.einsum("u,uij->ij", freq, (np.einsum("ui,ij->uij", m, np.eye(3)) - np.einsum("ui,uj->uij", m, m))
+                        / (a0[:, :, None] + 1.0))
+        mean = freq @ m
+        return rng.multivariate_normal(mean / M, cov / M**2, size=draws, method="eigh")
+    out = np.zeros((draws, 3))
+    budget = 4_000_000
+    for r, f in zip(rows.astype(np.float64) + prior, freq):
+        step = max(1, budget // (3 * int(f)))
+        for s in range(0, draws, step):
+            c = min(step, draws - s)
+            g = rng.standard_gamma(r, size=(c, int(f), 3))
+            out[s : s + c] += (g / g.sum(axis=2, keepdims=True)).sum(axis=1)
+    return out / M
