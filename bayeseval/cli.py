@@ -353,6 +353,44 @@ def cmd_plan(args) -> int:
     return 0
 
 
+def cmd_pairwise(args) -> int:
+    """Pairwise preferences: Bradley-Terry / Davidson strengths of every model, or one pair head to head."""
+    from .pairwise import bradley_terry, from_wide, read_battles, win_rate
+
+    path = args.path
+    if args.judges:
+        import pandas as pd
+
+        if not str(path).endswith(".csv"):
+            raise UsageError(f"{path}: --judges reads a CSV with one verdict column per judge")
+        try:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: cannot read ({exc})") from None
+        prefs = from_wide(df, [c.strip() for c in args.judges.split(",") if c.strip()], item=args.item or "item",
+                          model_a=args.model_a, model_b=args.model_b, invalid=args.invalid)
+    else:
+        cols = {"model_a": args.model_a, "model_b": args.model_b, "winner": args.winner, "judge": args.judge,
+                "order": args.order, "shown_first": args.shown_first, "invalid": args.invalid}
+        if args.item:
+            cols["item"] = args.item
+        prefs = read_battles(path, **cols)
+    if (args.a is None) != (args.b is None):
+        raise UsageError("give both --a and --b for a head-to-head comparison, or neither for the ranking")
+    if args.a is not None:
+        ties = args.ties or "split"
+        if ties == "davidson":
+            raise UsageError("--ties davidson is for the ranking; head to head, ties are 'split' or 'exclude'")
+        res = win_rate(prefs, args.a, args.b, scope=args.scope, ties=ties, level=args.level, seed=args.seed)
+    else:
+        res = bradley_terry(prefs, ties=args.ties or "davidson", level=args.level, seed=args.seed)
+    if getattr(prefs, "dropped", 0):
+        print(f"bayeseval: warning: {prefs.dropped} label(s) with an unreadable verdict left out (--invalid drop)",
+              file=sys.stderr)
+    _write(json.dumps(res.to_dict(), indent=1) if args.format == "json" else res.summary(), args)
+    return 0
+
+
 def cmd_plot_coverage(args) -> int:
     from .report import coverage_plot, read_coverage_results
 
@@ -592,6 +630,36 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--scope", default="population")
     cov.add_argument("--metric", default="avg")
     cov.set_defaults(func=cmd_plot_coverage)
+
+    pw = _sub(sub, "pairwise", "pairwise preferences: strengths of many models, or one pair head to head",
+              "Read pairwise labels (one per row: item, model_a, model_b, winner [, judge, order]; Arena / MT-Bench "
+              "battle logs as CSV, JSON or JSONL; or one verdict column per judge with --judges) and report "
+              "Bradley-Terry / Davidson strengths with intervals, rank probabilities and Elo-scale ratings, or with "
+              "--a/--b the win rate of one model over another, P(A preferred), exact tests and position bias.",
+              "  bayeseval pairwise battles.jsonl\n"
+              "  bayeseval pairwise battles.csv --a gpt-4 --b claude-v1 --ties exclude\n"
+              "  bayeseval pairwise examples/data/pandalm_testset_labels.csv --judges annotator1,annotator2,annotator3 "
+              "--item idx --model-a model_1 --model-b model_2")
+    pw.add_argument("path", metavar="PATH", help="a battle log (.csv, .json, .jsonl)")
+    pw.add_argument("--item", help="item column (default: item, question_id, idx or id, whichever exists)")
+    pw.add_argument("--model-a", default="model_a", help="first model's column (default model_a)")
+    pw.add_argument("--model-b", default="model_b", help="second model's column (default model_b)")
+    pw.add_argument("--winner", default="winner", help="verdict column (default winner)")
+    pw.add_argument("--judge", help="judge column (labels of one item by several judges)")
+    pw.add_argument("--judges", help="comma-separated verdict columns, one per judge (a wide CSV, e.g. PandaLM)")
+    pw.add_argument("--order", help="column naming the answer shown first (model_a / model_b / a model name)")
+    pw.add_argument("--shown-first", choices=("model_a",), help="model_a's answer was always shown first (Arena)")
+    pw.add_argument("--invalid", choices=("raise", "drop"), default="raise",
+                    help="verdicts that are not understood: an error (default) or left out")
+    pw.add_argument("--a", help="head to head: this model ...")
+    pw.add_argument("--b", help="... against this one")
+    pw.add_argument("--ties", choices=("davidson", "split", "exclude"),
+                    help="ranking: davidson (default), split or exclude; head to head: split (default) or exclude")
+    pw.add_argument("--scope", choices=("population", "benchmark"), default="population")
+    pw.add_argument("--level", type=_level, default=0.95)
+    pw.add_argument("--seed", type=int, default=None)
+    _add_output(pw, ("text", "json"))
+    pw.set_defaults(func=cmd_pairwise)
 
     demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
                 "Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "

@@ -626,3 +626,61 @@ def test_aisbench_cell_cap(client):
     r = client.post("/v1/aisbench", files={"file": ("x.zip", buf.getvalue(), "application/zip")})
     err = error_of(r, 422, "file", "too_many_cells")
     assert f"{MAX_CELLS:,}" in err["message"] and "200,000" in err["message"]
+
+
+# ----------------------------------------------------------------------------- /v1/pairwise
+def _pandalm_labels(n=None):
+    import pandas as pd
+
+    d = pd.read_csv(Path(__file__).resolve().parents[1] / "examples" / "data" / "pandalm_testset_labels.csv", dtype=str)
+    code = {"1": "model_a", "2": "model_b", "0": "tie"}
+    rows = [{"item": int(r.idx), "model_a": r.model_1, "model_b": r.model_2, "winner": code[getattr(r, a)], "judge": a}
+            for r in d.itertuples() for a in ("annotator1", "annotator2", "annotator3")]
+    return rows[:n] if n else rows
+
+
+def test_pairwise_equals_the_library(client):
+    from bayeseval.pairwise import bradley_terry, from_long, win_rate
+
+    labels = _pandalm_labels()
+    prefs = from_long({k: [lab[k] for lab in labels] for k in ("item", "model_a", "model_b", "winner", "judge")},
+                      judge="judge")
+    r = client.post("/v1/pairwise", json={"labels": labels})
+    assert r.status_code == 200, r.text
+    assert r.json() == jsonable(bradley_terry(prefs).to_dict())
+    r = client.post("/v1/pairwise", json={"labels": labels, "a": "llama-7b", "b": "opt-7b", "ties": "exclude"})
+    assert r.status_code == 200, r.text
+    assert r.json() == jsonable(win_rate(prefs, "llama-7b", "opt-7b", ties="exclude").to_dict())
+
+
+@pytest.mark.parametrize("body, field, text", [
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "y", "winner": "x"},
+                 {"item": 2, "model_a": "x", "model_b": "y", "winner": "nobody"}]}, "labels[1]", "winner in row 1"),
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "x", "winner": "x"}]}, "labels[0]", "with itself"),
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "y", "winner": "x"}], "a": "q", "b": "y"}, "a",
+     "not one of the models"),
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "y", "winner": "x"},
+                 {"item": 2, "model_a": "z", "model_b": "w", "winner": "z"}]}, "labels", "falls apart into 2 groups"),
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "y", "winner": 1}]}, "labels[0].winner", None),
+    ({"labels": [{"item": 1, "model_a": "x", "model_b": "y", "winner": "x", "first": "model_a"},
+                 {"item": 2, "model_a": "x", "model_b": "y", "winner": "x"}]}, None, "every label or on none"),
+    ({"labels": []}, "labels", None),
+])
+def test_pairwise_bad_input_is_422_naming_the_field(client, body, field, text):
+    r = client.post("/v1/pairwise", json=body)
+    error_of(r, 422, field)
+    if text:
+        assert text in r.json()["error"]["message"]
+
+
+def test_pairwise_label_cap():
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    labels = [{"item": i, "model_a": "x", "model_b": "y", "winner": "x"} for i in range(11)]
+    with TestClient(create_app(Settings(workers=0, max_cells=10))) as c:
+        r = c.post("/v1/pairwise", json={"labels": labels})
+        error_of(r, 422, "labels", "too_many_cells")
+        assert "11 labels are over the cap of 10" in r.json()["error"]["message"]
+        assert c.post("/v1/pairwise", json={"labels": labels[:10]}).status_code == 200

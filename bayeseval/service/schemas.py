@@ -21,7 +21,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       TypeAdapter, field_validator, model_validator)
 
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
-           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest",
+           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest",
            "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
            "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
 
@@ -31,7 +31,7 @@ __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetr
 #: category / spectrum weights (|x| <= 1e6); ``delta`` bounds the difference to detect in ``/v1/plan``.
 LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models": 64, "rank_models": 16,
           "metrics": 32, "draws": 100_000, "resamples": 100_000, "k": 1000, "name_length": 200,
-          "magnitude": 1e6, "delta": [1e-9, 1.0]}
+          "magnitude": 1e6, "delta": [1e-9, 1.0], "pairwise_labels": 1_000_000}
 
 # Numbers are strict: "0.9", true or "1" are refused where a number is expected (an integer field also
 # refuses 1.0); a float field takes integers.
@@ -281,6 +281,51 @@ class RankRequest(_Stats):
     test: Literal["permutation", "bootstrap"] = "permutation"
     pairs: Literal["adjacent", "all"] = Field("adjacent", description="which pairs get a test: neighbours in the "
                                               "ranking (K - 1 pairs) or all K (K - 1) / 2")
+
+
+Label = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]
+
+
+class PairwiseLabel(_Body):
+    """One judgement: on ``item``, ``winner`` is ``model_a``, ``model_b`` or ``tie`` (also ``a`` / ``b``, a model's
+    name, ``tie (bothbad)``); ``first`` says which answer was shown first (``model_a`` / ``model_b``), if known."""
+
+    item: QuestionId
+    model_a: Name
+    model_b: Name
+    winner: Label
+    judge: Optional[Name] = None
+    first: Optional[Literal["model_a", "model_b"]] = None
+
+
+class PairwiseRequest(_Body):
+    """Pairwise labels; with ``a`` and ``b``: that pair head to head, else Bradley-Terry / Davidson strengths."""
+
+    labels: Annotated[list[PairwiseLabel], Field(min_length=1, max_length=LIMITS["pairwise_labels"])]
+    a: Optional[Name] = Field(None, description="head to head: this model ...")
+    b: Optional[Name] = Field(None, description="... against this one")
+    ties: Optional[Literal["davidson", "split", "exclude"]] = Field(
+        None, description="ranking: davidson (default), split or exclude; head to head: split (default) or exclude")
+    scope: Scope = "population"
+    level: Probability = 0.95
+    draws: Draws = 4000
+    resamples: Resamples = 10_000
+    seed: Seed | None = None
+
+    @model_validator(mode="after")
+    def _pair_and_order(self):
+        if (self.a is None) != (self.b is None):
+            raise ValueError("give both a and b for a head-to-head comparison, or neither for strengths")
+        if self.a is not None and self.ties == "davidson":
+            raise ValueError("ties='davidson' is for strengths; head to head, ties are 'split' or 'exclude'")
+        known = {lab.first is not None for lab in self.labels}
+        if len(known) > 1:
+            raise ValueError("first must be given on every label or on none")
+        return self
+
+    @property
+    def cells(self) -> int:
+        return len(self.labels)
 
 
 class PlanRequest(_Body):

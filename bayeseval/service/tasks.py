@@ -30,9 +30,9 @@ import bayeseval as B
 
 from .errors import ServiceError, library_field
 from .limits import safe_extract
-from .schemas import CompareRequest, MetricsRequest, Outcomes, PlanRequest, RankRequest, metric_args
+from .schemas import CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, metric_args
 
-__all__ = ["metrics", "compare", "rank", "plan", "aisbench", "clean"]
+__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "aisbench", "clean"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
            "alpha", "power", "delta", "test")
@@ -220,6 +220,41 @@ def plan(req: PlanRequest) -> dict:
         with _field("a", {**_KNOWN, "A": "b"}):
             res = B.plan(a, b, alpha=req.alpha, power=req.power, level=req.level, delta=req.delta, missing=np.nan)
     return clean({**res.to_dict(), "warnings": warns})
+
+
+def pairwise(req: PairwiseRequest) -> dict:
+    """``POST /v1/pairwise``: :func:`bayeseval.pairwise.win_rate` (with ``a`` and ``b``) or
+    :func:`bayeseval.pairwise.bradley_terry` on the labels."""
+    from ..pairwise import bradley_terry, from_long, win_rate
+
+    labels = req.labels
+    table = {"item": [lab.item for lab in labels], "model_a": [lab.model_a for lab in labels],
+             "model_b": [lab.model_b for lab in labels], "winner": [lab.winner for lab in labels]}
+    kw = {}
+    if any(lab.judge is not None for lab in labels):
+        table["judge"] = [lab.judge if lab.judge is not None else "" for lab in labels]
+        kw["judge"] = "judge"
+    if labels[0].first is not None:
+        table["first"] = [lab.first for lab in labels]
+        kw["order"] = "first"
+    warns: list = []
+    try:
+        with _warnings(warns):
+            prefs = from_long(table, **kw)
+            if req.a is not None:
+                res = win_rate(prefs, req.a, req.b, scope=req.scope, ties=req.ties or "split", level=req.level,
+                               draws=req.draws, resamples=req.resamples, seed=req.seed)
+            else:
+                res = bradley_terry(prefs, ties=req.ties or "davidson", level=req.level, draws=req.draws,
+                                    seed=req.seed)
+    except (ValueError, TypeError) as exc:  # the library names the row (= the label's index) or a / b
+        msg = str(exc)
+        row = re.search(r"\brows? (\d+)", msg)
+        field = (f"labels[{row.group(1)}]" if row else "a" if msg.startswith("a ") else "b" if msg.startswith("b ")
+                 else "labels")
+        raise ServiceError(422, "validation_error", field, msg) from None
+    out = res.to_dict()
+    return clean({**out, "warnings": list(out.get("warnings", [])) + [w for w in warns if w not in out.get("warnings", [])]})
 
 
 # ----------------------------------------------------------------------------- AISBench upload
