@@ -387,7 +387,21 @@ def cmd_pairwise(args) -> int:
     if getattr(prefs, "dropped", 0):
         print(f"bayeseval: warning: {prefs.dropped} label(s) with an unreadable verdict left out (--invalid drop)",
               file=sys.stderr)
-    _write(json.dumps(res.to_dict(), indent=1) if args.format == "json" else res.summary(), args)
+    if args.format in ("markdown", "latex") or args.plot:
+        if args.a is not None:
+            raise UsageError("--format markdown/latex and --plot show the ranking; leave out --a/--b")
+    if args.format in ("markdown", "latex"):
+        from .report import pairwise_table
+
+        text = pairwise_table(res, args.format)
+    else:
+        text = json.dumps(res.to_dict(), indent=1) if args.format == "json" else res.summary()
+    _write(text, args)
+    if args.plot:
+        from .report import strengths_plot
+
+        strengths_plot(res, save=args.plot)
+        print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
     return 0
 
 
@@ -658,7 +672,8 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("--scope", choices=("population", "benchmark"), default="population")
     pw.add_argument("--level", type=_level, default=0.95)
     pw.add_argument("--seed", type=int, default=None)
-    _add_output(pw, ("text", "json"))
+    pw.add_argument("--plot", metavar="FILE", help="save the rank plot (Elo with intervals, P(best)) of the ranking")
+    _add_output(pw, ("text", "json", "markdown", "latex"))
     pw.set_defaults(func=cmd_pairwise)
 
     demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
-from bayeseval.pairwise import (Preferences, bradley_terry, from_long, from_wide, judge_agreement, ppi_mean,
+from bayeseval.pairwise import (Preferences, bradley_terry, from_long, from_wide, judge_agreement, ppi_mean, ppi_mean_by_item,
                                 read_battles, win_rate)
 from bayeseval.pairwise.two import design_effect, split_win_rate_cdf
 
@@ -562,3 +562,49 @@ def test_readme_pairwise_numbers():
     prefs = from_wide(pandalm(), ANN, item="idx", model_a="model_1", model_b="model_2")
     r = win_rate(prefs, "llama-7b", "opt-7b")
     assert [float(x) for x in m.groups()] == [round(r.value, 3), round(r.lo, 3), round(r.hi, 3), round(r.p_a_better, 4)]
+
+
+def test_cli_tables_and_rank_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    from bayeseval.cli import main
+    from bayeseval.report import pairwise_table
+
+    prefs = from_wide(pandalm(), ANN, item="idx", model_a="model_1", model_b="model_2")
+    png = tmp_path / "rank.png"
+    assert main(["pairwise", str(DATA), *WIDE, "--format", "latex", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out.strip()
+    assert out == pairwise_table(bradley_terry(prefs), "latex")
+    assert r"1 & llama-7b & 1137 [1107, 1168] & 1.00 & 1.00 \\" in out
+    assert png.stat().st_size > 10_000
+    assert main(["pairwise", str(DATA), *WIDE, "--a", "llama-7b", "--b", "opt-7b", "--format", "markdown"]) == 2
+
+
+def test_strengths_plot_draws_every_interval():
+    pytest.importorskip("matplotlib")
+    from bayeseval.report import strengths_plot
+
+    s = bradley_terry(from_wide(pandalm(), ANN, item="idx", model_a="model_1", model_b="model_2"))
+    fig = strengths_plot(s)
+    ax = fig.axes[0]
+    segs = ax.collections[0].get_segments()
+    assert [round(seg[0][0]) for seg in segs] == [round(1000 + 400 / math.log(10) * s.lo[m]) for m in s.models]
+    assert ax.lines[0].get_xdata().tolist() == pytest.approx([s.elo[m] for m in s.models])
+    assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == [f"{s.p_best[m]:.2f}" for m in s.models]
+    with pytest.raises(TypeError, match="strengths must be a bradley_terry result"):
+        strengths_plot({"a": 1})
+
+
+def test_ppi_by_item_ids_and_the_subset_check():
+    rng = np.random.default_rng(16)
+    items = [f"q{i}" for i in range(300)]
+    judge = pd.Series(rng.integers(0, 2, 300).astype(float), index=items)
+    human = {k: float(rng.integers(0, 2)) for k in items[:60]}
+    r = ppi_mean_by_item(judge, human)
+    direct = ppi_mean(list(human.values()), judge[items[:60]].to_numpy(), judge[items[60:]].to_numpy())
+    assert (r.estimate, r.lo, r.hi, r.n, r.N) == (direct.estimate, direct.lo, direct.hi, 60, 240)
+    with pytest.raises(ValueError, match=r"human holds 2 item\(s\) the judge did not score \('x1', 'x2'\)"):
+        ppi_mean_by_item(judge, {**human, "x1": 1.0, "x2": 0.0})
+    with pytest.raises(ValueError, match="nothing for the judge to add"):
+        ppi_mean_by_item({"a": 1, "b": 0}, {"a": 1, "b": 1})
+    with pytest.raises(TypeError, match="judge must be a non-empty dict or pandas Series"):
+        ppi_mean_by_item([1, 0], {"a": 1})

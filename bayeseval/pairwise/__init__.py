@@ -11,9 +11,9 @@
 """
 
 from .data import Preferences, from_long, from_wide, read_battles
-from .judge import Agreement, PPIMean, judge_agreement, ppi_mean
+from .judge import Agreement, PPIMean, judge_agreement, ppi_mean, ppi_mean_by_item
 from .strengths import Strengths, bradley_terry
 from .two import WinRate, win_rate
 
 __all__ = ["Preferences", "from_long", "from_wide", "read_battles", "win_rate", "WinRate", "bradley_terry", "Strengths",
-           "ppi_mean", "PPIMean", "judge_agreement", "Agreement"]
+           "ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]

@@ -44,7 +44,7 @@ from .. import validate as V
 from .._protocol import Result
 from .._text import text_table
 
-__all__ = ["ppi_mean", "PPIMean", "judge_agreement", "Agreement"]
+__all__ = ["ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,37 @@ def ppi_mean(y: Any, f: Any, f_unlabeled: Any, *, lam: float | None = None, leve
     eff = n * se_c**2 / se**2 if se > 0 else float("inf")
     return PPIMean(estimate=est, se=se, lo=est - z * se, hi=est + z * se, lam=lam, level=level, n=n, N=N,
                    classical=classical, judge_only=float(np.concatenate([f, fu]).mean()), effective_n=float(eff))
+
+
+def ppi_mean_by_item(judge: Any, human: Any, *, lam: float | None = None, level: float = 0.95) -> PPIMean:
+    """:func:`ppi_mean` from per-item scores keyed by item id: ``judge`` (a dict or a pandas Series: item ->
+    the judge's score, for every item) and ``human`` (item -> the human score, for a random subset of them).
+    Items that carry a human score but no judge score are refused, naming them.
+
+    >>> r = ppi_mean_by_item({1: 1, 2: 0, 3: 1, 4: 1, 5: 0}, {1: 1, 2: 1, 3: 1})
+    >>> r.n, r.N
+    (3, 2)
+    """
+    j, h = _by_item(judge, "judge"), _by_item(human, "human")
+    missing = [k for k in h if k not in j]
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise ValueError(f"human holds {len(missing)} item(s) the judge did not score ({shown}): the human-labelled "
+                         "items must be a subset of the judged ones")
+    keys = list(h)
+    rest = [k for k in j if k not in h]
+    if not rest:
+        raise ValueError("every judged item also has a human score: there is nothing for the judge to add "
+                         "(use the human scores alone)")
+    return ppi_mean([h[k] for k in keys], [j[k] for k in keys], [j[k] for k in rest], lam=lam, level=level)
+
+
+def _by_item(x: Any, name: str) -> dict:
+    if hasattr(x, "to_dict") and not isinstance(x, dict):
+        x = x.to_dict()
+    if not isinstance(x, dict) or not x:
+        raise V.InputTypeError(f"{name} must be a non-empty dict or pandas Series of item -> score, got {V.describe(x)}")
+    return x
 
 
 @dataclass(frozen=True)

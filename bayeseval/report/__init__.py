@@ -4,8 +4,8 @@
 * :mod:`bayeseval.report.tables` -- an :class:`~bayeseval.Evaluation` as Markdown, LaTeX
   (booktabs), CSV, JSON, a terminal table or AISBench's summary layout with intervals;
 * :mod:`bayeseval.report.plots` -- forest plots, pass@k curves with credible bands, the
-  posterior density of a difference and coverage-study plots (matplotlib, imported only when
-  a plot is drawn).
+  posterior density of a difference, coverage-study plots and the rank plot of pairwise strengths
+  (matplotlib, imported only when a plot is drawn).
 
 >>> import numpy as np, bayeseval as B
 >>> ev = B.evaluate({"a": np.array([[1, 0], [1, 1]])}, ["avg"], scope="benchmark", prior="uniform", interval="normal")
@@ -17,8 +17,9 @@
 
 from .._text import html_table, text_table
 from .tables import aisbench_summary, render, to_csv, to_json, to_latex, to_markdown, to_terminal
-from .plots import coverage_plot, difference_density, forest, pass_at_k_curve, read_coverage_results
+from .plots import coverage_plot, difference_density, forest, pass_at_k_curve, read_coverage_results, strengths_plot
+from .tables import pairwise_table
 
 __all__ = ["text_table", "html_table", "render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal",
            "aisbench_summary", "forest", "pass_at_k_curve", "difference_density", "coverage_plot",
-           "read_coverage_results"]
+           "read_coverage_results", "strengths_plot", "pairwise_table"]

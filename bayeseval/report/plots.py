@@ -514,3 +514,47 @@ def coverage_plot(table: Any, ax: Any = None, *, level: float | None = None, rep
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return _save(fig, save)
+
+
+def strengths_plot(strengths: Any, ax: Any = None, *, scale: str = "elo", save: Any = None):
+    """Rank plot of :func:`bayeseval.pairwise.bradley_terry` strengths: one row per model, strongest on top, the
+    point and its interval on the Elo scale (``scale="elo"``) or as centred log-strengths (``"logit"``), with
+    each row's P(best) on the right-hand axis.  Returns the Figure.
+
+    >>> from bayeseval.pairwise import bradley_terry, from_long
+    >>> p = from_long({"item": range(6), "model_a": ["x", "x", "y", "y", "x", "z"],
+    ...                "model_b": ["y", "z", "z", "x", "z", "y"], "winner": ["x", "x", "y", "tie", "z", "y"]})
+    >>> ax = strengths_plot(bradley_terry(p)).axes[0]
+    >>> [t.get_text() for t in ax.get_yticklabels()]
+    ['x', 'y', 'z']
+    """
+    from ..pairwise import Strengths
+    from ..pairwise.strengths import ELO_SCALE
+
+    if not isinstance(strengths, Strengths):
+        raise V.InputTypeError(f"strengths must be a bradley_terry result, got {V.describe(strengths)}")
+    if scale not in ("elo", "logit"):
+        raise ValueError(f"scale must be 'elo' or 'logit', got {scale!r}")
+    f, off = (ELO_SCALE, 1000.0) if scale == "elo" else (1.0, 0.0)
+    models = strengths.models
+    if ax is None:
+        fig = _figure((6.0, 1.2 + 0.38 * len(models)))
+        ax = fig.subplots()
+    else:
+        _check_ax(ax)
+        fig = ax.figure
+    y = np.arange(len(models))[::-1].astype(float)
+    pts = [off + f * strengths.strength[m] for m in models]
+    ax.hlines(y, [off + f * strengths.lo[m] for m in models], [off + f * strengths.hi[m] for m in models],
+              color="C0", linewidth=2)
+    ax.plot(pts, y, "o", color="C0", markersize=6, zorder=3)
+    ax.set_yticks(y, [_text(m) for m in models])
+    ax.set_ylim(-0.6, len(models) - 0.4)
+    right = ax.twinx()  # P(best) of each row on the right-hand axis
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(y, [f"{strengths.p_best[m]:.2f}" for m in models])
+    right.set_ylabel("P(best)")
+    ax.set_xlabel("Elo (1000 = average model)" if scale == "elo" else "strength (centred log-odds)")
+    ax.set_title(_text(f"{strengths.level:.0%} intervals, {strengths.covariance} covariance"), fontsize="small")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, save)

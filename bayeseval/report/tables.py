@@ -932,3 +932,41 @@ _RENDERERS = {
     "aisbench-csv": (aisbench_summary, {"style": "csv"}), "aisbench-markdown": (aisbench_summary, {"style": "markdown"}),
 }
 RENDER_OPTIONS = frozenset().union(*(_params(fn) for fn, _ in _RENDERERS.values()))
+
+
+# ----------------------------------------------------------------------------- pairwise strengths
+def pairwise_table(strengths: Any, fmt: str = "markdown", *, digits: int = 0) -> str:
+    r"""A :func:`bayeseval.pairwise.bradley_terry` result as a paper table (``fmt``: ``"markdown"`` or
+    ``"latex"``, booktabs): rank, model, Elo with its interval, P(best) and expected rank; a note line says the
+    model, level and covariance.
+
+    >>> from bayeseval.pairwise import bradley_terry, from_long
+    >>> p = from_long({"item": range(6), "model_a": ["x", "x", "y", "y", "x", "z"],
+    ...                "model_b": ["y", "z", "z", "x", "z", "y"], "winner": ["x", "x", "y", "tie", "z", "y"]})
+    >>> print(pairwise_table(bradley_terry(p)).splitlines()[2])
+    | 1 | x | 1072 [813, 1332] | 0.45 | 1.68 |
+    """
+    from ..pairwise import Strengths
+    from ..pairwise.strengths import ELO_SCALE
+
+    if not isinstance(strengths, Strengths):
+        raise V.InputTypeError(f"strengths must be a bradley_terry result, got {V.describe(strengths)}")
+    if fmt not in ("markdown", "latex"):
+        raise ValueError(f"fmt must be 'markdown' or 'latex', got {fmt!r}")
+    digits = V.integer(digits, "digits", minimum=0)
+    s = strengths
+    elo = lambda x: f"{1000.0 + ELO_SCALE * x:.{digits}f}"  # noqa: E731
+    rows = [(str(i + 1), m, f"{elo(s.strength[m])} [{elo(s.lo[m])}, {elo(s.hi[m])}]", f"{s.p_best[m]:.2f}",
+             f"{s.expected_rank[m]:.2f}") for i, m in enumerate(s.models)]
+    kind = "Davidson" if s.ties == "davidson" else "Bradley-Terry"
+    note = (f"{kind} strengths on the Elo scale (1000 = average model), {s.level:.0%} intervals, {s.covariance} "
+            f"covariance; {s.n_labels} labels on {s.n_items} items")
+    head = ["rank", "model", "Elo", "P(best)", "E[rank]"]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(head) + " |", "|---:|---|---:|---:|---:|"]
+        lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
+        return "\n".join(lines + ["", note])
+    lines = [r"\begin{tabular}{rlrrr}", r"\toprule", " & ".join(head) + r" \\", r"\midrule"]
+    lines += [" & ".join([r[0], tex_escape(r[1]), _tex_num(r[2]), r[3], r[4]]) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}", "% " + note]
+    return "\n".join(lines)
