@@ -367,8 +367,11 @@ def cmd_pairwise(args) -> int:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
         except (OSError, ValueError) as exc:
             raise ValueError(f"{path}: cannot read ({exc})") from None
-        prefs = from_wide(df, [c.strip() for c in args.judges.split(",") if c.strip()], item=args.item or "item",
-                          model_a=args.model_a, model_b=args.model_b, invalid=args.invalid)
+        from .pairwise.data import item_column
+
+        prefs = from_wide(df, [c.strip() for c in args.judges.split(",") if c.strip()],
+                          item=args.item or item_column(df.columns, str(path)), model_a=args.model_a,
+                          model_b=args.model_b, invalid=args.invalid)
     else:
         cols = {"model_a": args.model_a, "model_b": args.model_b, "winner": args.winner, "judge": args.judge,
                 "order": args.order, "shown_first": args.shown_first, "invalid": args.invalid}

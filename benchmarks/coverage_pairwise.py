@@ -107,7 +107,7 @@ def _strength_battles(rng, true, n_items, L, tau, names):
 
 def k_systems(reps, rng):
     true = np.array([0.6, 0.2, -0.1, -0.7])
-    names = ["a", "b", "c", "d"]
+    names = ["sa", "sb", "sc", "sd"]  # not verdict codes ("a" and "b" are)
     rows = []
     for L, tau in ((1, 0.0), (3, 0.0), (3, 1.0)):
         # what the model estimates: with an item effect, the population-averaged strengths (fitted here once on
@@ -135,7 +135,7 @@ def rank_calibration(reps, rng):
     """Strengths drawn afresh per replicate (N(0, 0.5^2), 5 models, 150 items with one label each): is
     P(i stronger than j) calibrated, and P(best)?  Rows: bins of the stated probability, the share of cases
     where it was true."""
-    names = ["a", "b", "c", "d", "e"]
+    names = ["sa", "sb", "sc", "sd", "se"]
     stated, truth, sb, tb = [], [], [], []
     for _ in range(reps):
         true = rng.normal(0.0, 0.5, 5)

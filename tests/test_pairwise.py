@@ -75,10 +75,12 @@ def test_order_column_gives_position_counts():
          "winner": ["x", "y", "x", "tie"], "first": ["a", "b", "x", "y"]}
     p = from_long(d, order="first")
     counts, _, pos = p.pair_counts("x", "y")
-    # item 0: x shown first and won (first), y shown first and won (first); item 1: x first and won; tie skipped
-    assert pos.tolist() == [[2, 0], [1, 0]]
+    # columns: x first & preferred, x first & y preferred, y first & preferred, y first & x preferred
+    # item 0: x shown first and won, y shown first and won; item 1: x first and won; the tie is skipped
+    assert pos.tolist() == [[1, 0, 1, 0], [1, 0, 0, 0]]
     arena = from_long(d, shown_first="model_a")
-    assert arena.pair_counts("x", "y")[2].tolist() == [[1, 1], [1, 0]]
+    assert arena.pair_counts("x", "y")[2].tolist() == [[1, 1, 0, 0], [1, 0, 0, 0]]
+    assert arena.pair_counts("y", "x")[2].tolist() == [[0, 0, 1, 1], [0, 0, 1, 0]]
 
 
 @pytest.mark.parametrize("change, match", [
@@ -280,7 +282,7 @@ def _direct_negpost(x, p, K, prior_sd, davidson):
 
 def _small_design(seed=10, n=150):
     rng = np.random.default_rng(seed)
-    strength = {"a": 0.8, "b": 0.2, "c": 0.0, "d": -0.6}
+    strength = {"p": 0.8, "q": 0.2, "r": 0.0, "s": -0.6}  # names that are not verdict codes
     names = list(strength)
     rows = {"item": [], "model_a": [], "model_b": [], "winner": []}
     for i in range(n):
@@ -357,8 +359,8 @@ def test_rank_probabilities_and_elo_are_consistent():
         assert s.p_best[m] == pytest.approx(P[k, 0])
         assert s.expected_rank[m] == pytest.approx(float(P[k] @ np.arange(1, len(s.models) + 1)), abs=1e-9)
         assert s.elo[m] == pytest.approx(1000 + 400 / math.log(10) * s.strength[m])
-    assert s.models[0] == "a"
-    assert 0.5 < s.p_beats("a", "d") <= 1.0 and s.p_beats("d", "a") == pytest.approx(1 - s.p_beats("a", "d"))
+    assert s.models[0] == "p"
+    assert 0.5 < s.p_beats("p", "s") <= 1.0 and s.p_beats("s", "p") == pytest.approx(1 - s.p_beats("p", "s"))
 
 
 def test_sandwich_meat_equals_finite_difference_item_scores():
@@ -384,15 +386,20 @@ def test_sandwich_meat_equals_finite_difference_item_scores():
 
 
 def test_designs_that_fall_apart_are_refused_and_sparse_ones_warned():
-    d = {"item": [0, 1, 2, 3], "model_a": ["a", "a", "c", "c"], "model_b": ["b", "b", "d", "d"],
-         "winner": ["a", "b", "c", "tie"]}
-    with pytest.raises(ValueError, match=r"falls apart into 2 groups .* \{a, b\}; \{c, d\}"):
+    d = {"item": [0, 1, 2, 3], "model_a": ["p", "p", "r", "r"], "model_b": ["q", "q", "s", "s"],
+         "winner": ["p", "q", "r", "tie"]}
+    with pytest.raises(ValueError, match=r"falls apart into 2 groups .* \{p, q\}; \{r, s\}"):
         bradley_terry(from_long(d))
-    d2 = {"item": [0, 1, 2, 3], "model_a": ["a", "a", "b", "b"], "model_b": ["b", "b", "c", "c"],
-          "winner": ["a", "a", "b", "c"]}
+    d2 = {"item": [0, 1, 2, 3], "model_a": ["p", "p", "q", "q"], "model_b": ["q", "q", "r", "r"],
+          "winner": ["p", "p", "q", "r"]}
     s = bradley_terry(from_long(d2))
-    assert any("never lost" in w and w.startswith("a ") for w in s.warnings)
+    assert any("never lost" in w and w.startswith("p ") for w in s.warnings)
     assert any("2 of 3 pairs were judged" in w for w in s.warnings)
+    # with ties left out, a model joined to the others by ties alone is cut off
+    d3 = {"item": [0, 1, 2], "model_a": ["p", "q", "q"], "model_b": ["q", "r", "r"], "winner": ["p", "tie", "tie"]}
+    bradley_terry(from_long(d3))
+    with pytest.raises(ValueError, match="falls apart into 2 groups"):
+        bradley_terry(from_long(d3), ties="exclude")
 
 
 def test_pandalm_strengths_sandwich_wider_than_laplace():
@@ -423,7 +430,7 @@ def test_strength_intervals_cover_simulated_truth():
     rng = np.random.default_rng(13)
     true = np.array([0.6, 0.2, -0.1, -0.7])
     true_c = true - true.mean()
-    names = ["a", "b", "c", "d"]
+    names = ["p", "q", "r", "s"]
     hits = np.zeros(4)
     reps = 150
     for _ in range(reps):
@@ -608,3 +615,93 @@ def test_ppi_by_item_ids_and_the_subset_check():
         ppi_mean_by_item({"a": 1, "b": 0}, {"a": 1, "b": 1})
     with pytest.raises(TypeError, match="judge must be a non-empty dict or pandas Series"):
         ppi_mean_by_item([1, 0], {"a": 1})
+
+
+# ----------------------------------------------------------------------------- review findings (regressions)
+def test_sandwich_never_collapses_below_laplace():
+    it = [k for k in range(30) for _ in (0, 1)]
+    p = from_long({"item": it, "model_a": ["x"] * 60, "model_b": ["y"] * 60, "winner": ["x", "y"] * 30})
+    s, lap = bradley_terry(p), bradley_terry(p, covariance="laplace")
+    assert s.covariance == "item-clustered sandwich"
+    for m in s.models:
+        assert s.sd[m] >= lap.sd[m] - 1e-12 > 0
+    assert 0.3 < s.p_best["x"] < 0.7  # a coin flip stays one
+    one = from_long({"item": [0] * 20, "model_a": ["x"] * 20, "model_b": ["y"] * 20, "winner": ["x"] * 12 + ["y"] * 8})
+    s1 = bradley_terry(one)
+    assert s1.sd["x"] >= bradley_terry(one, covariance="laplace").sd["x"] - 1e-12
+    assert any("only 1 items" in w for w in s1.warnings)
+    assert win_rate(one, "x", "y").design_effect == 20.0  # one item: its labels are one cluster
+
+
+def test_position_bias_is_not_confounded_with_quality():
+    w = list(np.random.default_rng(3).choice(["x", "y"], 200, p=[0.7, 0.3]))
+    r = win_rate(from_long({"item": range(200), "model_a": ["x"] * 200, "model_b": ["y"] * 200, "winner": w},
+                           shown_first="model_a"), "x", "y")
+    assert r.position is None
+    assert any("cannot be told apart" in w for w in r.warnings) and not any("preferred in" in w for w in r.warnings)
+    # x better (70%) and shown first in 3 of 4 labels, no position effect: the order-balanced rate stays near 1/2
+    rng = np.random.default_rng(4)
+    first_x = rng.random(800) < 0.75
+    xwin = rng.random(800) < 0.7
+    d = {"item": range(800), "model_a": np.where(first_x, "x", "y"), "model_b": np.where(first_x, "y", "x"),
+         "winner": np.where(xwin, "x", "y")}
+    pos = win_rate(from_long(d, shown_first="model_a"), "x", "y").position
+    naive = float(np.mean(first_x == xwin))
+    assert naive > 0.55 and abs(pos["rate"] - 0.5) < 0.04 and pos["p_value"] > 0.05
+
+
+def test_codes_and_names_do_not_collide_silently():
+    p = from_wide({"idx": [0], "m1": ["2"], "m2": ["1"], "h": [1]}, ["h"], item="idx", model_a="m1", model_b="m2")
+    assert p.pair_counts("2", "1")[0].tolist() == [[1, 0, 0]]  # code 1: the first-listed model ("2") preferred
+    with pytest.raises(ValueError, match="both a verdict code and the name of a model"):
+        from_long({"item": [0], "model_a": ["b"], "model_b": ["x"], "winner": ["b"]})  # code b: x; name b: model_a
+    ok = from_long({"item": [0], "model_a": ["tie"], "model_b": ["x"], "winner": ["model_b"]})
+    assert ok.pair_counts("tie", "x")[0].tolist() == [[0, 0, 1]]
+
+
+def test_missing_values_of_every_kind_and_numeric_text_codes():
+    with pytest.raises(ValueError, match="item column 'item' is missing a value in row 1"):
+        from_long({"item": pd.array([1, None], dtype="Int64"), "model_a": ["x", "x"], "model_b": ["y", "y"],
+                   "winner": ["x", "y"]})
+    with pytest.raises(ValueError, match="model_a column 'model_a' is missing a value in row 0"):
+        from_long({"item": [1], "model_a": pd.array([None], dtype="string"), "model_b": ["y"], "winner": ["x"]})
+    p = from_long({"item": [1, 2, 3], "model_a": ["x"] * 3, "model_b": ["y"] * 3, "winner": ["1.0", None, "2.0"]},
+                  invalid="drop")
+    assert p.n_labels == 2 and p.dropped == 1 and p.pair_counts("x", "y")[0].tolist() == [[1, 0, 0], [0, 0, 1]]
+    with pytest.raises(ValueError, match="winner in row 1 is a missing value|winner column 'winner' is missing"):
+        from_long({"item": [1, 2], "model_a": ["x"] * 2, "model_b": ["y"] * 2, "winner": ["x", None]})
+    with pytest.raises(ValueError, match=r"item ids must be all numbers or all text.*1 and '1' would be merged"):
+        from_long({"item": [1, "1"], "model_a": ["x"] * 2, "model_b": ["y"] * 2, "winner": ["x", "y"]})
+
+
+def test_value_lies_inside_its_interval_and_repeats_in_both_orders():
+    p = from_long({"item": range(10), "model_a": ["x"] * 10, "model_b": ["y"] * 10, "winner": ["x"] * 10})
+    for scope in ("population", "benchmark"):
+        r = win_rate(p, "x", "y", scope=scope)
+        assert r.value == 1.0 and r.lo <= r.value <= r.hi
+    two = from_long({"item": [1, 1], "model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["model_a", "model_a"],
+                     "order": ["model_a", "model_a"], "repeat": [0, 0]}, order="order", repeat="repeat")
+    assert two.n_labels == 2
+
+
+def test_agreement_normalises_labels_and_refuses_missing():
+    a = judge_agreement([1, 0, 1, 1, 0], [1.0, 0.0, 1.0, 1.0, 0.0])
+    assert a.agreement == 1.0 and a.kappa == pytest.approx(1.0) and a.labels == ["0", "1"]
+    with pytest.raises(ValueError, match="judge is missing a label at position 2"):
+        judge_agreement([1, 0, 1], [1.0, 0.0, np.nan])
+    same = judge_agreement(["A"] * 5, ["A"] * 5)
+    assert same.kappa is None and same.kappa_interval is None and "undefined" in same.summary()
+
+
+def test_read_battles_refuses_json_that_is_not_records(tmp_path):
+    f = tmp_path / "n.json"
+    f.write_text("[1, 2, 3]")
+    with pytest.raises(ValueError, match=r"n.json: expected one record"):
+        read_battles(f)
+
+
+def test_cli_judges_detects_the_item_column(capsys):
+    from bayeseval.cli import main
+
+    assert main(["pairwise", str(DATA), "--judges", "annotator1", "--model-a", "model_1", "--model-b", "model_2"]) == 0
+    assert "999 labels on 999 items" in capsys.readouterr().out

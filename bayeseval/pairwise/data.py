@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "WIN_A", "WIN_B", "TIE_WORDS"]
+__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "item_column", "WIN_A", "WIN_B", "TIE_WORDS"]
 
 WIN_A = ("model_a", "a", "1")
 WIN_B = ("model_b", "b", "2")
@@ -73,8 +73,9 @@ class Preferences:
 
     def pair_counts(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Per item that compares ``x`` and ``y``: ``(counts (M, 3) of [x preferred, tie, y preferred],
-        item indices (M,), position counts (M, 2) of [first-shown preferred, second-shown preferred] over
-        the non-tie labels whose order is known, or None)``."""
+        item indices (M,), position counts (M, 4) over the non-tie labels -- [x shown first and preferred,
+        x shown first and y preferred, y shown first and preferred, y shown first and x preferred] -- or None
+        when the order is unknown)``."""
         i, j = self.index(x, "a"), self.index(y, "b")
         if i == j:
             raise ValueError(f"a and b must be two different models, got {x!r} twice")
@@ -90,10 +91,12 @@ class Preferences:
         np.add.at(counts, (inv, 1 - o), 1)  # +1 -> column 0, 0 -> 1, -1 -> 2
         pos = None
         if self.a_first is not None:
-            first_won = (self.outcome[sel] == 1) == self.a_first[sel]  # the first-shown answer was preferred
-            decided = self.outcome[sel] != 0
-            pos = np.zeros((items.size, 2), dtype=np.int64)
-            np.add.at(pos, (inv[decided], (~first_won[decided]).astype(np.int64)), 1)
+            x_first = np.where(fwd[sel], self.a_first[sel], ~self.a_first[sel])
+            decided = o != 0
+            # columns: x first and preferred, x first and y preferred, y first and preferred, y first and x preferred
+            col = np.where(x_first, np.where(o == 1, 0, 1), np.where(o == -1, 2, 3))
+            pos = np.zeros((items.size, 4), dtype=np.int64)
+            np.add.at(pos, (inv[decided], col[decided]), 1)
         return counts, items, pos
 
     def pairs(self) -> np.ndarray:
@@ -108,7 +111,16 @@ class Preferences:
         return np.column_stack([judged // K, judged % K, out[judged]])
 
 
-def _column(data: Any, name: str, what: str) -> np.ndarray:
+def _missing(v: Any) -> bool:
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(v))  # None, NaN, pd.NA, NaT
+    except (TypeError, ValueError):  # a list or another non-scalar: not a missing value (refused later)
+        return False
+
+
+def _column(data: Any, name: str, what: str, allow_missing: bool = False) -> np.ndarray:
     try:
         col = data[name]
     except (KeyError, IndexError, TypeError):
@@ -117,9 +129,12 @@ def _column(data: Any, name: str, what: str) -> np.ndarray:
     arr = np.asarray(col, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"{what} column {name!r} must be one-dimensional")
-    missing = np.flatnonzero([v is None or (isinstance(v, float) and v != v) for v in arr])
-    if missing.size:
+    missing = np.flatnonzero([_missing(v) for v in arr])
+    if missing.size and not allow_missing:
         raise ValueError(f"{what} column {name!r} is missing a value in row {int(missing[0])}")
+    if missing.size:
+        arr = arr.copy()
+        arr[missing] = None
     return arr
 
 
@@ -131,23 +146,46 @@ def _text(v: Any) -> str:
     return str(v).strip()
 
 
-def _winner(win: np.ndarray, ma: np.ndarray, mb: np.ndarray, column: str, invalid: str) -> np.ndarray:
-    """+1 / 0 / -1 per row, or -2 for a value dropped with ``invalid="drop"``."""
-    words = np.array([_text(v).lower() for v in win], dtype=object)
-    raw = np.array([_text(v) for v in win], dtype=object)
-    out = np.full(win.size, -9, dtype=np.int64)
-    out[np.isin(words, TIE_WORDS)] = 0
-    out[np.isin(words, WIN_A)] = 1
-    out[np.isin(words, WIN_B)] = -1
-    out[raw == ma] = 1  # a model's own name wins over the codes (a model called "b" is itself)
-    out[raw == mb] = -1
+def _code(v: Any) -> str:
+    """A verdict as a lower-case word; numbers (1, 1.0, "1.0", True) as the integer they are."""
+    if v is None:
+        return ""
+    t = _text(v).lower()
+    try:
+        x = float(t)
+    except ValueError:
+        return t
+    return str(int(x)) if x.is_integer() else t
+
+
+def _winner(win: np.ndarray, ma: np.ndarray, mb: np.ndarray, column: str, invalid: str,
+            codes_only: bool = False) -> np.ndarray:
+    """+1 / 0 / -1 per row, or -2 for a value dropped with ``invalid="drop"`` (also a missing one).  A model's own
+    name counts as its win unless ``codes_only``; a verdict that is both a code and the name of the other model
+    of its row is refused as ambiguous."""
+    words = np.array([_code(v) for v in win], dtype=object)
+    by_code = np.full(win.size, -9, dtype=np.int64)
+    by_code[np.isin(words, TIE_WORDS)] = 0
+    by_code[np.isin(words, WIN_A)] = 1
+    by_code[np.isin(words, WIN_B)] = -1
+    out = by_code.copy()
+    if not codes_only:
+        raw = np.array(["" if v is None else _text(v) for v in win], dtype=object)
+        by_name = np.where(raw == ma, 1, np.where(raw == mb, -1, -9))
+        clash = np.flatnonzero((by_code != -9) & (by_name != -9) & (by_code != by_name))
+        if clash.size:
+            r = int(clash[0])
+            raise ValueError(f"{column} in row {r} is {win[r]!r}, which is both a verdict code and the name of a model "
+                             f"of that row ({ma[r]!r}, {mb[r]!r}): write model_a / model_b / tie instead")
+        out = np.where(by_name != -9, by_name, by_code)
     bad = np.flatnonzero(out == -9)
     if bad.size:
         if invalid == "drop":
             out[bad] = -2
         else:
             r = int(bad[0])
-            raise ValueError(f"{column} in row {r} is {win[r]!r}: neither model of that row ({ma[r]!r}, {mb[r]!r}) "
+            shown = "a missing value" if win[r] is None else repr(win[r])
+            raise ValueError(f"{column} in row {r} is {shown}: neither model of that row ({ma[r]!r}, {mb[r]!r}) "
                              f"nor a known value (model_a / a / 1, model_b / b / 2, tie / draw / 0); "
                              f"{bad.size} such row(s); pass invalid='drop' (CLI: --invalid drop) to leave them out")
     return out
@@ -155,7 +193,8 @@ def _winner(win: np.ndarray, ma: np.ndarray, mb: np.ndarray, column: str, invali
 
 def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_b: str = "model_b",
               winner: str = "winner", judge: str | None = None, order: str | None = None,
-              shown_first: str | None = None, repeat: str | None = None, invalid: str = "raise") -> Preferences:
+              shown_first: str | None = None, repeat: str | None = None, invalid: str = "raise",
+              codes_only: bool = False) -> Preferences:
     """Preferences from a long table (a DataFrame or a dict of columns), one label per row.
 
     ``winner``: ``model_a`` / ``a`` / ``1``, ``model_b`` / ``b`` / ``2``, ``tie`` / ``tie (bothbad)`` /
@@ -163,8 +202,10 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     column saying which answer was shown first (``model_a`` / ``a`` / ``model_b`` / ``b`` or a model
     name); ``shown_first="model_a"`` declares instead that ``model_a`` was always shown first (Arena
     logs put it on the left).  ``repeat`` names a column numbering repeats: then (item, models, judge,
-    order, repeat) must be unique.  ``invalid="drop"`` leaves out rows whose winner is not understood
-    (unparseable judge verdicts) instead of raising.
+    order, repeat) must be unique.  ``invalid="drop"`` leaves out rows whose winner is missing or not
+    understood (unparseable judge verdicts) instead of raising.  ``codes_only=True`` reads the winner as a
+    code only, never as a model name (a verdict that is both a code and a model name of its row is
+    otherwise refused as ambiguous).  Item ids must be all numbers or all text.
     """
     if invalid not in ("raise", "drop"):
         raise ValueError(f"invalid must be 'raise' or 'drop', got {invalid!r}")
@@ -173,6 +214,11 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     if order is not None and shown_first is not None:
         raise ValueError("give either order (a column) or shown_first, not both")
     ids = _column(data, item, "item")
+    kinds = {"text" if isinstance(v, str) else "number" for v in ids}
+    if len(kinds) > 1:
+        r = next(i for i, v in enumerate(ids) if isinstance(v, str) != isinstance(ids[0], str))
+        raise ValueError(f"{item} ids must be all numbers or all text, not a mix (row 0 is {ids[0]!r}, row {r} is "
+                         f"{ids[r]!r}: 1 and '1' would be merged)")
     ma = np.array([_text(v) for v in _column(data, model_a, "model_a")], dtype=object)
     mb = np.array([_text(v) for v in _column(data, model_b, "model_b")], dtype=object)
     if ids.size == 0:
@@ -187,7 +233,7 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
         r = int(same[0])
         raise ValueError(f"row {r} compares {ma[r]!r} with itself ({model_a} == {model_b}); a preference needs two "
                          f"different models ({same.size} such row(s))")
-    out = _winner(_column(data, winner, "winner"), ma, mb, winner, invalid)
+    out = _winner(_column(data, winner, "winner", allow_missing=invalid == "drop"), ma, mb, winner, invalid, codes_only)
     a_first = None
     if order is not None:
         od = _column(data, order, "order")
@@ -209,8 +255,9 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
         rep = np.array([_text(v) for v in _column(data, repeat, "repeat")], dtype=object)
         lo = np.where(ma < mb, ma, mb)
         hi = np.where(ma < mb, mb, ma)
+        first = None if a_first is None else np.where(a_first, ma, mb)  # the model shown first, by name
         keys = [tuple(x) for x in zip(map(_text, ids), lo, hi, *(() if jd is None else (jd,)),
-                                      *(() if a_first is None else (a_first,)), rep)]
+                                      *(() if first is None else (first,)), rep)]
         seen: dict = {}
         for r, k in enumerate(keys):
             if k in seen:
@@ -238,7 +285,8 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
 def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str = "model_a",
               model_b: str = "model_b", invalid: str = "raise") -> Preferences:
     """Preferences from one row per item with one verdict column per judge (``judges``); the judge of a
-    label is its column name.  Verdict codes as in :func:`from_long` (PandaLM: 1, 2, 0).
+    label is its column name.  Verdicts are codes only (PandaLM: 1, 2, 0; or model_a / model_b / tie), never
+    model names.
 
     >>> p = from_wide({"idx": [0, 1], "m1": ["x", "x"], "m2": ["y", "y"], "h1": [1, 0], "h2": [1, 2]},
     ...               ["h1", "h2"], item="idx", model_a="m1", model_b="m2")
@@ -251,9 +299,18 @@ def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str 
     ma, mb = _column(data, model_a, "model_a"), _column(data, model_b, "model_b")
     long = {"item": np.concatenate([ids] * len(judges)), "model_a": np.concatenate([ma] * len(judges)),
             "model_b": np.concatenate([mb] * len(judges)),
-            "winner": np.concatenate([_column(data, j, "judge verdict") for j in judges]),
+            "winner": np.concatenate([_column(data, j, "judge verdict", allow_missing=invalid == "drop") for j in judges]),
             "judge": np.repeat(np.array(judges, dtype=object), ids.size)}
-    return from_long(long, judge="judge", invalid=invalid)
+    return from_long(long, judge="judge", invalid=invalid, codes_only=True)
+
+
+def item_column(columns: Any, where: str) -> str:
+    """The first of ``item``, ``question_id``, ``idx``, ``id`` among ``columns``, else a ValueError naming them."""
+    found = next((c for c in ("item", "question_id", "idx", "id") if c in columns), None)
+    if found is None:
+        raise ValueError(f"{where}: no item column (item, question_id, idx or id); columns: "
+                         f"{', '.join(map(str, columns))}; name one with item= (CLI: --item)")
+    return found
 
 
 def read_battles(path: str, **columns: Any) -> Preferences:
@@ -273,12 +330,11 @@ def read_battles(path: str, **columns: Any) -> Preferences:
             raise ValueError(f"{p}: a battle log must be .csv, .json or .jsonl")
     except (OSError, ValueError) as exc:
         raise ValueError(f"{p}: cannot read a battle log ({exc})") from None
+    if not all(isinstance(c, str) for c in df.columns):
+        raise ValueError(f"{p}: expected one record (an object with named fields) per label, got columns "
+                         f"{', '.join(map(str, df.columns[:5]))}")
     if "item" not in columns:
-        found = next((c for c in ("item", "question_id", "idx", "id") if c in df.columns), None)
-        if found is None:
-            raise ValueError(f"{p}: no item column (item, question_id, idx or id); columns: {', '.join(df.columns)}; "
-                             "name one with item=")
-        columns["item"] = found
+        columns["item"] = item_column(df.columns, p)
     try:
         return from_long(df, **columns)
     except ValueError as exc:

@@ -150,7 +150,11 @@ def ppi_mean_by_item(judge: Any, human: Any, *, lam: float | None = None, level:
     if not rest:
         raise ValueError("every judged item also has a human score: there is nothing for the judge to add "
                          "(use the human scores alone)")
-    return ppi_mean([h[k] for k in keys], [j[k] for k in keys], [j[k] for k in rest], lam=lam, level=level)
+    try:
+        return ppi_mean([h[k] for k in keys], [j[k] for k in keys], [j[k] for k in rest], lam=lam, level=level)
+    except (ValueError, TypeError) as exc:  # name the caller's arguments, not ppi_mean's
+        msg = str(exc).replace("f_unlabeled", "judge").replace("y ", "human ", 1).replace("f ", "judge ", 1)
+        raise type(exc)(msg) from None
 
 
 def _by_item(x: Any, name: str) -> dict:
@@ -169,8 +173,8 @@ class Agreement(Result):
     labels: list
     agreement: float
     agreement_interval: tuple
-    kappa: float
-    kappa_interval: tuple
+    kappa: float | None  # None when undefined (one label used throughout)
+    kappa_interval: tuple | None
     recall: dict  # per human label: share the judge got right
     sensitivity: dict | None
     specificity: dict | None
@@ -180,7 +184,8 @@ class Agreement(Result):
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("n", "labels", "agreement", "kappa", "recall", "sensitivity",
                                               "specificity", "level")}
-        out["agreement_interval"], out["kappa_interval"] = list(self.agreement_interval), list(self.kappa_interval)
+        out["agreement_interval"] = list(self.agreement_interval)
+        out["kappa_interval"] = None if self.kappa_interval is None else list(self.kappa_interval)
         out["table"] = self.table.tolist()
         return out
 
@@ -192,7 +197,8 @@ class Agreement(Result):
 
     def summary(self) -> str:
         rows = [["agreement", f"{self.agreement:.4f}", "[%.4f, %.4f]" % self.agreement_interval],
-                ["Cohen's kappa", f"{self.kappa:.4f}", "[%.4f, %.4f]" % self.kappa_interval]]
+                ["Cohen's kappa", "undefined" if self.kappa is None else f"{self.kappa:.4f}",
+                 "one label only" if self.kappa_interval is None else "[%.4f, %.4f]" % self.kappa_interval]]
         for lab, r in self.recall.items():
             rows.append([f"judge right when human says {lab}", f"{r['value']:.4f}", f"[{r['lo']:.4f}, {r['hi']:.4f}]"])
         return "\n".join([f"judge vs human labels on {self.n} items, {self.level:.0%} intervals",
@@ -210,6 +216,8 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
     sequences; any hashable labels).  Both 0/1: also sensitivity (label 1) and specificity (label 0)."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
+    from .data import _code, _missing
+
     h = np.asarray(human, dtype=object)
     j = np.asarray(judge, dtype=object)
     if h.ndim != 1 or j.ndim != 1 or h.size != j.size:
@@ -217,18 +225,24 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
     if h.size < 2:
         raise ValueError("judge_agreement needs at least 2 labelled items")
     level = V.confidence(level, "level")
-    hs = np.array([str(v) for v in h], dtype=object)
-    js = np.array([str(v) for v in j], dtype=object)
+    for arr, name in ((h, "human"), (j, "judge")):
+        gone = [i for i, v in enumerate(arr) if _missing(v)]
+        if gone:
+            raise ValueError(f"{name} is missing a label at position {gone[0]} ({len(gone)} missing): leave out the "
+                             "items without both labels")
+    hs = np.array([_code(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
+    js = np.array([_code(v) for v in j], dtype=object)
     labels = sorted(set(hs) | set(js))
     code = {k: i for i, k in enumerate(labels)}
     T = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(T, (np.array([code[v] for v in hs]), np.array([code[v] for v in js])), 1)
     n = int(T.sum())
     agree = int(np.trace(T))
+    # kappa is undefined when chance agreement is 1 (both sides use one and the same label throughout)
     k = cohens_kappa(T) if len(labels) > 1 else None
-    kappa = float(k.kappa) if k is not None else 1.0
+    kappa = float(k.kappa) if k is not None else None
     z = float(stats.norm.ppf(0.5 + level / 2))
-    kint = (kappa - z * float(k.std_kappa), kappa + z * float(k.std_kappa)) if k is not None else (1.0, 1.0)
+    kint = (kappa - z * float(k.std_kappa), kappa + z * float(k.std_kappa)) if k is not None else None
     recall = {lab: _jeffreys(int(T[i, i]), int(T[i].sum()), level) for i, lab in enumerate(labels)}
     sens = spec = None
     if set(labels) <= {"0", "1", "True", "False", "0.0", "1.0"} and len(labels) == 2:

@@ -13,8 +13,10 @@ default 3: it only keeps a model that never lost finite) and :math:`\theta \sim 
 The posterior is approximated by a normal at its mode (Laplace; Newton's method with the exact
 Hessian, counts per judged pair, so the cost does not grow with labels).  Labels of one item are not
 independent (several judges, both orders): when any item carries more than one label the covariance
-is the item-clustered sandwich :math:`H^{-1} B H^{-1}` (``B`` the sum over items of their score
-vectors' outer products) around the same mode, else the Laplace one; the result says which.
+is the item-clustered sandwich :math:`H^{-1} B H^{-1}` (``B`` the sum over the ``G`` items of their
+score vectors' outer products, times ``G / (G - 1)``) around the same mode, kept at least as wide as
+the Laplace covariance :math:`H^{-1}` (its positive part is added to it: with few items, or items whose
+labels cancel, the sandwich alone collapses); else the Laplace one; the result says which.
 Strengths are reported centred (their mean over models is 0: only differences are identified), with
 an Elo scale, :math:`400 / \ln 10` per unit, centred at 1000.  Rank probabilities, P(best) and expected
 ranks come from draws of the approximate posterior.  ``bayeseval.mcmc.davidson_mcmc`` fits the same
@@ -186,6 +188,10 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
     if K < 2:
         raise ValueError("bradley_terry needs labels on at least two models")
     P = prefs.pairs()
+    if ties == "exclude":  # pairs joined by ties alone say nothing once ties are left out
+        P = P[(P[:, 2] + P[:, 4]) > 0]
+        if P.size == 0:
+            raise ValueError("every label is a tie: with ties='exclude' nothing is left; use ties='davidson'")
     I, J = P[:, 0], P[:, 1]
     w, t, l = (P[:, 2].astype(np.float64), P[:, 3].astype(np.float64), P[:, 4].astype(np.float64))
     _check_connected(prefs, I, J)
@@ -194,8 +200,6 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
         w, l, t = w + 0.5 * t, l + 0.5 * t, np.zeros_like(t)
     elif ties == "exclude":
         t = np.zeros_like(t)
-        if not (w + l).any():
-            raise ValueError("every label is a tie: with ties='exclude' nothing is left; use ties='davidson'")
     args = (I, J, w, t, l, K, davidson, prior_sd)
     x0 = np.zeros(K + davidson)
     res = optimize.minimize(lambda x: _negloglik(x, *args)[0], x0, jac=lambda x: _negloglik(x, *args)[1],
@@ -205,10 +209,18 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
     Hinv = np.linalg.inv(Hn)
     n_per_item = np.bincount(prefs.item, minlength=prefs.n_items)
     clustered = covariance == "sandwich" or (covariance == "auto" and bool((n_per_item > 1).any()))
+    warns = []
     if clustered:
-        B = _item_scores(prefs, x, K, davidson, ties)
-        Sigma = Hinv @ B @ Hinv
+        G = int((n_per_item > 0).sum())
+        B = _item_scores(prefs, x, K, davidson, ties) * (G / (G - 1.0) if G > 1 else 1.0)  # CR1 small-sample factor
+        # never narrower than the model-based (Laplace) covariance: with few items, or items whose labels cancel,
+        # the sandwich alone can collapse towards 0
+        ev, V_ = np.linalg.eigh(Hinv @ B @ Hinv - Hinv)
+        Sigma = Hinv + (V_ * np.maximum(ev, 0.0)) @ V_.T
         cov_name = "item-clustered sandwich"
+        if G < 30:
+            warns.append(f"only {G} items: the item-clustered covariance rests on few clusters and is rough (it is "
+                         "kept at least as wide as the Laplace one)")
     else:
         Sigma = Hinv
         cov_name = "Laplace"
@@ -225,7 +237,6 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
     probs = np.stack([(ranks == r).mean(axis=0) for r in range(1, K + 1)], axis=1)
     names = list(prefs.models)
     idx = list(np.argsort(-beta, kind="stable"))
-    warns = []
     wins = np.zeros(K)
     losses = np.zeros(K)
     np.add.at(wins, I, P[:, 2])

@@ -10,7 +10,9 @@ judges, repeats and both presentation orders).  Pooled over items, ``W, T, L`` a
 
 with ``a`` the prior count per outcome (default 1) and ``D`` the design effect of the item-clustered
 labels (Rao & Scott 1981, JASA 76(374); Kish 1965): the clustered variance of the net preference
-``(W - L)/n`` over its multinomial variance, floored at 1, and exactly 1 with one label per item.
+``(W - L)/n`` over its multinomial variance, floored at 1, exactly 1 with one label per item (one design
+effect serves every share: a first-order correction).  The reported rate is the observed one; its
+interval is widened to contain it where the prior pulls the posterior away (all wins, all losses).
 Then, in closed form,
 
 .. math::  P(\theta_w > \theta_l) = 1 - I_{1/2}(a_w, a_l), \qquad
@@ -34,8 +36,10 @@ the exact paired sign-flip test and the clustered (item) bootstrap with BCa inte
 as in :func:`bayeseval.compare`, is the sign-flip test's mid-p at ``1 - level``.
 
 **Position bias**: over the non-tie labels whose presentation order is known, the share won by the
-answer shown first, with a Jeffreys Beta interval on design-effect-corrected counts and the exact
-sign-flip p-value of "first and second are alike" on per-item first-minus-second shares.
+answer shown first, averaged over the two orders (A first, B first) so that a better model shown first
+more often does not pass for a position effect; Jeffreys Beta posteriors on design-effect-corrected
+counts give the interval and a two-sided posterior tail probability of 1/2.  With one order only it is
+not identifiable, and a warning says so.
 
 >>> from bayeseval.pairwise import from_long
 >>> p = from_long({"item": list(range(40)), "model_a": ["x"] * 40, "model_b": ["y"] * 40,
@@ -69,11 +73,13 @@ def design_effect(counts: np.ndarray, y: np.ndarray) -> float:
     """Kish / Rao-Scott design effect of a ratio ``sum(y_i) / sum(n_i)`` over items (``n_i`` = labels of item
     ``i``, ``y_i`` per-item totals of a per-label score in [-1, 1]): the linearised clustered variance
     over the variance the same labels would have if independent, floored at 1; exactly 1 when every
-    item has one label."""
+    item has one label, and the number of labels when there is one item (one cluster)."""
     n_i = counts.sum(axis=1).astype(np.float64)
     M, n = n_i.size, float(n_i.sum())
-    if M < 2 or np.all(n_i == 1):
+    if np.all(n_i == 1):
         return 1.0
+    if M < 2:  # one item: its labels are one cluster, worth one observation
+        return max(1.0, n)
     r = float(y.sum()) / n
     v_clu = float(((y - r * n_i) ** 2).sum()) / n**2 * M / (M - 1)
     second = float(counts[:, 0].sum() + counts[:, 2].sum()) / n  # E[score^2] for scores -1, 0, 1
@@ -251,6 +257,7 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
         if np.median(n_i) <= 2:
             warns.append(f"benchmark scope with {float(np.median(n_i)):g} label(s) per item (median): each item's "
                          "share rests mostly on the per-item prior; the population scope does not")
+    lo, hi = min(lo, value), max(hi, value)  # the reported rate lies inside its interval (at 0 or 1 wins)
     # frequentist companions, per item (the item is the cluster)
     d = y / n_i
     npos, nneg = int((d > 0).sum()), int((d < 0).sum())
@@ -264,23 +271,7 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
         decision = "A" if perm.statistic > 0 else "B"
     if M < 10:
         warns.append(f"only {M} items compare {a!r} and {b!r}: intervals and tests over items are rough")
-    position = None
-    if pos is not None and pos.sum() > 0:
-        F, S = (int(v) for v in pos.sum(axis=0))
-        decided = pos.sum(axis=1)
-        has = decided > 0
-        Dp = design_effect(np.column_stack([pos[:, 0], np.zeros(M, np.int64), pos[:, 1]])[has],
-                           (pos[has, 0] - pos[has, 1]).astype(np.float64))
-        af, as_ = 0.5 + F / Dp, 0.5 + S / Dp
-        plo, phi = (float(v) for v in stats.beta.ppf([alpha, 1 - alpha], af, as_))
-        dpos = (pos[has, 0] - pos[has, 1]) / decided[has]
-        ptest = sign_flip_test(dpos, resamples=resamples, rng=r_pos, tests="first- and second-shown answers alike")
-        position = {"rate": F / (F + S), "lo": plo, "hi": phi, "first_preferred": F, "second_preferred": S,
-                    "design_effect": Dp, "p_value": float(ptest.p_value), "method": "Jeffreys Beta, sign-flip test"}
-        if ptest.p_value < 1.0 - level:
-            warns.append(f"position bias: the first-shown answer is preferred in {F / (F + S):.1%} of decided labels "
-                         f"(p = {ptest.p_value:.3g}); if the orders are not balanced between {a!r} and {b!r}, the win "
-                         "rate carries it")
+    position = _position(pos, level, r_pos, str(a), str(b), warns) if pos is not None and pos.sum() > 0 else None
     return WinRate(a=str(a), b=str(b), scope=scope, ties=ties, level=level, n_items=M, n_labels=n,
                    counts=(Wc, Tc, Lc), value=float(value), mean=float(mean), lo=float(lo), hi=float(hi),
                    p_a_better=p_better, design_effect=float(D), decision=decision,
@@ -289,6 +280,41 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
                    bootstrap={"estimate": float(boot.statistic), "lo": float(boot.lo), "hi": float(boot.hi),
                               "p_value": boot.p_value, "method": "bca"},
                    position=position, basis=basis, warnings=tuple(warns))
+
+
+def _position(pos: np.ndarray, level: float, rng: np.random.Generator, a: str, b: str, warns: list) -> dict | None:
+    """Order-balanced position bias: the mean of P(first-shown preferred | a shown first) and P(first-shown
+    preferred | b shown first), each a Jeffreys Beta posterior on design-effect-corrected counts (items are
+    clusters), so a better model shown first more often does not pass for a position effect.  Two-sided
+    posterior tail probability of 1/2 as the p-value."""
+    groups = []
+    for won, lost in ((0, 1), (2, 3)):
+        c = pos[:, [won, lost]]
+        has = c.sum(axis=1) > 0
+        if not has.any():
+            first = a if won == 0 else b
+            warns.append(f"position bias: every decided label shows {b if first == a else a} first, so a position "
+                         "effect cannot be told apart from a preference; show both orders")
+            return None
+        D = design_effect(np.column_stack([c[has, 0], np.zeros(int(has.sum()), np.int64), c[has, 1]]),
+                          (c[has, 0] - c[has, 1]).astype(np.float64))
+        groups.append((int(c[:, 0].sum()), int(c[:, 1].sum()), D))
+    draws = 20_000
+    x = 0.5 * sum(rng.beta(0.5 + f / D, 0.5 + s / D, size=draws) for f, s, D in groups)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = (float(v) for v in np.quantile(x, [alpha, 1 - alpha]))
+    p = float(min(1.0, 2.0 * min(np.mean(x <= 0.5), np.mean(x >= 0.5))))
+    rate = 0.5 * sum(f / (f + s) for f, s, _ in groups)
+    out = {"rate": rate, "lo": min(lo, rate), "hi": max(hi, rate), "p_value": p,
+           "first_preferred": sum(f for f, _, _ in groups), "second_preferred": sum(s for _, s, _ in groups),
+           f"{a}_first": {"first_preferred": groups[0][0], "second_preferred": groups[0][1]},
+           f"{b}_first": {"first_preferred": groups[1][0], "second_preferred": groups[1][1]},
+           "method": "mean over the two orders of the first-shown answer's share, Jeffreys posteriors with design "
+                     "effects; p: two-sided posterior tail probability of 1/2"}
+    if p < 1.0 - level:
+        warns.append(f"position bias: averaged over both orders, the first-shown answer is preferred in {rate:.1%} of "
+                     f"decided labels (p = {p:.3g}); balance the orders, or the win rate carries it")
+    return out
 
 
 def _benchmark_draws(counts: np.ndarray, prior: float, draws: int, rng: np.random.Generator) -> np.ndarray:
