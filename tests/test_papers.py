@@ -229,3 +229,17 @@ def test_pandalm_published_numbers(capsys):
     mod["main"]()
     out = capsys.readouterr().out
     assert "majority label 1                   422         422" in out and "Davidson strengths" in out
+
+
+def test_openqa_judges_agreement_matches(capsys):
+    mod = load("openqa_judges.py")
+    d = mod["table"]()
+    for judge, published, agreement, clf in mod["rows"](d):
+        assert round(100 * agreement.agreement, 1) == published, judge
+        assert clf.metrics["accuracy"]["value"] == agreement.agreement  # the judge read as a classifier of "Yes"
+        assert clf.metrics["f1"]["lo"] < clf.metrics["f1"]["value"] < clf.metrics["f1"]["hi"]
+    res, full, m = mod["ppi_acceptable"](d)
+    assert m == 1488 and res.lo <= full <= res.hi  # PPI from 150 human verdicts covers the all-human share
+    assert res.judge_only < res.lo  # GPT-4 alone (0.516) under-counts acceptable answers: the bias PPI removes
+    mod["main"]()
+    assert "McNemar exact" in capsys.readouterr().out

@@ -27,7 +27,7 @@ LAYERS = [
     ("priors", ["bayeseval.priors"]),
     ("posterior", ["bayeseval.posterior"]),
     ("results", ["bayeseval.results"]),
-    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise"]),
+    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise", "bayeseval.classification"]),
     ("mcmc", ["bayeseval.mcmc"]),
     ("io", ["bayeseval.io"]),
     ("report", ["bayeseval.report"]),
