@@ -408,6 +408,67 @@ def cmd_pairwise(args) -> int:
     return 0
 
 
+def cmd_classify(args) -> int:
+    """Classification metrics per model from a table of (true, predicted) labels; two models: also compared."""
+    import pandas as pd
+
+    from .classification import classification, compare_classifiers
+
+    path = str(args.path)
+    try:
+        if path.endswith(".csv"):
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+        elif path.endswith(".jsonl"):
+            df = pd.read_json(path, lines=True, dtype=False)
+        elif path.endswith(".json"):
+            df = pd.read_json(path, dtype=False)
+        else:
+            raise UsageError(f"{path}: a label table must be .csv, .json or .jsonl")
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, UsageError):
+            raise
+        raise ValueError(f"{path}: cannot read ({exc})") from None
+    for col in [args.true, args.pred] + ([args.model] if args.model else []) + ([args.item] if args.item else []):
+        if col not in df.columns:
+            raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "
+                             "--true / --pred / --model / --item")
+    groups = [(None, df)] if not args.model else list(df.groupby(args.model, sort=False))
+    results = {}
+    for name, g in groups:
+        try:
+            results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=args.positive,
+                                           items=None if not args.item else g[args.item].tolist(), level=args.level)
+        except ValueError as exc:
+            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {exc}") from None
+    comparison = None
+    if args.model and len(results) == 2:
+        (na, ga), (nb, gb) = groups
+        merged = ga.merge(gb, on=args.item or args.true, suffixes=("_a", "_b")) if args.item else None
+        if merged is not None and len(merged) == len(ga) == len(gb):
+            differ = merged[merged[f"{args.true}_a"].astype(str) != merged[f"{args.true}_b"].astype(str)]
+            if len(differ):
+                raise ValueError(f"{path}: item {differ[args.item].iloc[0]!r} has different true labels for {na!r} and "
+                                 f"{nb!r} ({differ[f'{args.true}_a'].iloc[0]!r} vs {differ[f'{args.true}_b'].iloc[0]!r})")
+            t = merged[f"{args.true}_a"].tolist()
+            comparison = compare_classifiers(t, merged[f"{args.pred}_a"].tolist(), merged[f"{args.pred}_b"].tolist(),
+                                             names=(str(na), str(nb)), level=args.level)
+        elif merged is not None:
+            print("bayeseval: warning: the two models do not share every item once each; no paired comparison",
+                  file=sys.stderr)
+    if args.format == "json":
+        out = {"models": {str(k): r.to_dict() for k, r in results.items()}}
+        if comparison is not None:
+            out["comparison"] = comparison.to_dict()
+        text = json.dumps(out, indent=1)
+    else:
+        parts = [(f"model {k}\n" if k is not None else "") + r.summary() for k, r in results.items()]
+        if comparison is not None:
+            parts.append(comparison.summary())
+        text = "\n\n".join(parts)
+    _write(text, args)
+    return 0
+
+
 def cmd_plot_coverage(args) -> int:
     from .report import coverage_plot, read_coverage_results
 
@@ -678,6 +739,22 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("--plot", metavar="FILE", help="save the rank plot (Elo with intervals, P(best)) of the ranking")
     _add_output(pw, ("text", "json", "markdown", "latex"))
     pw.set_defaults(func=cmd_pairwise)
+
+    cl = _sub(sub, "classify", "classification metrics (accuracy, F1, per class) with intervals",
+              "Accuracy, balanced accuracy, micro / macro F1 and per-class precision, recall and F1 with posterior "
+              "intervals from a table of true and predicted labels (one row per prediction), per model; with "
+              "--model and --item and two models, also their paired comparison (McNemar, P(A more accurate)).",
+              "  bayeseval classify preds.csv --true label --pred prediction\n"
+              "  bayeseval classify preds.csv --true label --pred prediction --model system --item id")
+    cl.add_argument("path", metavar="PATH", help="a table (.csv, .json, .jsonl), one prediction per row")
+    cl.add_argument("--true", default="true", help="column of true labels (default true)")
+    cl.add_argument("--pred", default="pred", help="column of predicted labels (default pred)")
+    cl.add_argument("--model", help="column naming the model (one result per model)")
+    cl.add_argument("--item", help="column of item ids (repeated predictions per item; pairs two models)")
+    cl.add_argument("--positive", help="the positive label of a binary task (adds its F1)")
+    cl.add_argument("--level", type=_level, default=0.95)
+    _add_output(cl, ("text", "json"))
+    cl.set_defaults(func=cmd_classify)
 
     demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
                 "Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "

@@ -170,3 +170,47 @@ def test_coverage_of_f1_accuracy_and_macro_f1():
             hits[k] += v["lo"] <= truth[k] <= v["hi"]
     for k in truth:
         assert 0.92 <= hits[k] / reps <= 0.98, (k, hits[k] / reps)
+
+
+def _pred_table(tmp_path, flip=False):
+    import pandas as pd
+
+    rng = np.random.default_rng(9)
+    y = rng.choice(["pos", "neg"], 120)
+    rows = []
+    for m, acc in (("A", 0.85), ("B", 0.7)):
+        for i, t in enumerate(y):
+            truth = ("neg" if t == "pos" else "pos") if (flip and m == "B" and i == 5) else t
+            rows.append({"id": i, "label": truth, "system": m,
+                         "prediction": t if rng.random() < acc else ("neg" if t == "pos" else "pos")})
+    df = pd.DataFrame(rows)
+    path = tmp_path / "preds.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_cli_classify_equals_the_library(tmp_path, capsys):
+    import json
+
+    from bayeseval.cli import main
+
+    path, df = _pred_table(tmp_path)
+    assert main(["classify", str(path), "--true", "label", "--pred", "prediction", "--model", "system", "--item", "id",
+                 "--positive", "pos", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    a = df[df.system == "A"]
+    want = classification(a.label.tolist(), a.prediction.tolist(), positive="pos", items=a.id.tolist())
+    assert out["models"]["A"]["metrics"]["f1"] == pytest.approx(want.metrics["f1"])
+    b = df[df.system == "B"]
+    cmp_ = compare_classifiers(a.label.tolist(), a.prediction.tolist(), b.prediction.tolist(), names=("A", "B"))
+    assert out["comparison"]["p_a_better"] == cmp_.p_a_better and out["comparison"]["delta"] == cmp_.delta
+
+
+def test_cli_classify_bad_input(tmp_path, capsys):
+    from bayeseval.cli import main
+
+    path, _ = _pred_table(tmp_path, flip=True)
+    assert main(["classify", str(path), "--true", "label", "--pred", "prediction", "--model", "system", "--item", "id"]) == 2
+    assert "item '5' has different true labels for 'A' and 'B'" in capsys.readouterr().err
+    assert main(["classify", str(path), "--true", "lab", "--pred", "prediction"]) == 2
+    assert "no column 'lab'" in capsys.readouterr().err
