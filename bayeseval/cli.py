@@ -410,24 +410,12 @@ def cmd_pairwise(args) -> int:
 
 def cmd_classify(args) -> int:
     """Classification metrics per model from a table of (true, predicted) labels; two models: also compared."""
-    import pandas as pd
-
     from .classification import classification, compare_classifiers
 
+    from .pairwise.data import read_records
+
     path = str(args.path)
-    try:
-        if path.endswith(".csv"):
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-        elif path.endswith(".jsonl"):
-            df = pd.read_json(path, lines=True, dtype=False)
-        elif path.endswith(".json"):
-            df = pd.read_json(path, dtype=False)
-        else:
-            raise UsageError(f"{path}: a label table must be .csv, .json or .jsonl")
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, UsageError):
-            raise
-        raise ValueError(f"{path}: cannot read ({exc})") from None
+    df = read_records(path, "label table")
     for col in [args.true, args.pred] + ([args.model] if args.model else []) + ([args.item] if args.item else []):
         if col not in df.columns:
             raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "item_column", "WIN_A", "WIN_B", "TIE_WORDS"]
+__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "WIN_A", "WIN_B", "TIE_WORDS"]
 
 WIN_A = ("model_a", "a", "1")
 WIN_B = ("model_b", "b", "2")
@@ -313,26 +313,32 @@ def item_column(columns: Any, where: str) -> str:
     return found
 
 
-def read_battles(path: str, **columns: Any) -> Preferences:
-    """A battle log from CSV, JSON (a list of records) or JSONL, then :func:`from_long` with ``columns``.
-    Without ``item=``, the first of ``item``, ``question_id``, ``idx``, ``id`` present names the item."""
+def read_records(path: Any, what: str = "table"):
+    """A table of records from CSV (every cell as text; an empty cell is missing), JSON (a list of records) or
+    JSONL, as a DataFrame; a ValueError naming the file otherwise."""
     import pandas as pd
 
     p = str(path)
+    if not p.endswith((".csv", ".json", ".jsonl")):
+        raise ValueError(f"{p}: a {what} must be .csv, .json or .jsonl")
     try:
         if p.endswith(".csv"):
             df = pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-        elif p.endswith(".jsonl"):
-            df = pd.read_json(p, lines=True, dtype=False)
-        elif p.endswith(".json"):
-            df = pd.read_json(p, dtype=False)
         else:
-            raise ValueError(f"{p}: a battle log must be .csv, .json or .jsonl")
+            df = pd.read_json(p, lines=p.endswith(".jsonl"), dtype=False)
     except (OSError, ValueError) as exc:
-        raise ValueError(f"{p}: cannot read a battle log ({exc})") from None
+        raise ValueError(f"{p}: cannot read a {what} ({exc})") from None
     if not all(isinstance(c, str) for c in df.columns):
-        raise ValueError(f"{p}: expected one record (an object with named fields) per label, got columns "
+        raise ValueError(f"{p}: expected one record (an object with named fields) per row, got columns "
                          f"{', '.join(map(str, df.columns[:5]))}")
+    return df
+
+
+def read_battles(path: str, **columns: Any) -> Preferences:
+    """A battle log from CSV, JSON (a list of records) or JSONL, then :func:`from_long` with ``columns``.
+    Without ``item=``, the first of ``item``, ``question_id``, ``idx``, ``id`` present names the item."""
+    p = str(path)
+    df = read_records(p, "battle log")
     if "item" not in columns:
         columns["item"] = item_column(df.columns, p)
     try:
