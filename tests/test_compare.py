@@ -1184,3 +1184,16 @@ def test_holm_adjustment_equals_statsmodels_with_ties_ones_and_missing():
     out = adjust([0.01, None, 0.04, float("nan")], ("holm",))["holm"]
     np.testing.assert_allclose(out[[0, 2]], [0.02, 0.04], rtol=1e-15)
     assert np.isnan(out[[1, 3]]).all()
+
+
+def test_benchmark_scope_with_one_trial_says_it_is_overconfident():
+    rng = np.random.default_rng(11)
+    p = rng.beta(0.7, 0.7, 100)
+    A = (rng.random((100, 1)) < p[:, None]).astype(int)
+    B = (rng.random((100, 1)) < p[:, None]).astype(int)
+    c = compare(A, B, scope="benchmark")
+    assert any("overconfident" in n and "9-16%" in n for n in c.notes)
+    assert not any("overconfident" in n for n in compare(A, B).notes)  # population scope: not concerned
+    A4 = (rng.random((100, 4)) < p[:, None]).astype(int)
+    B4 = (rng.random((100, 4)) < p[:, None]).astype(int)
+    assert not any("overconfident" in n for n in compare(A4, B4, scope="benchmark").notes)
