@@ -57,14 +57,16 @@ PRIOR = 0.5
 
 
 def _labels(x: Any, name: str) -> np.ndarray:
-    from .pairwise.data import _missing, _text
+    import pandas as pd
+
+    from .pairwise.data import _text
 
     arr = np.asarray(x, dtype=object)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels, got shape {arr.shape}")
-    gone = [i for i, v in enumerate(arr) if _missing(v)]
-    if gone:
-        raise ValueError(f"{name} is missing a label at position {gone[0]} ({len(gone)} missing)")
+    gone = np.flatnonzero(pd.isna(arr))
+    if gone.size:
+        raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing)")
     return np.array([_text(v) for v in arr], dtype=object)  # 1, 1.0 and "1" are one label
 
 

@@ -387,7 +387,7 @@ def cmd_pairwise(args) -> int:
         res = win_rate(prefs, args.a, args.b, scope=args.scope, ties=ties, level=args.level, seed=args.seed)
     else:
         res = bradley_terry(prefs, ties=args.ties or "davidson", level=args.level, seed=args.seed)
-    if getattr(prefs, "dropped", 0):
+    if prefs.dropped:
         print(f"bayeseval: warning: {prefs.dropped} label(s) with an unreadable verdict left out (--invalid drop)",
               file=sys.stderr)
     if args.format in ("markdown", "latex") or args.plot:

@@ -28,10 +28,13 @@ client about 0.1 ms, against several ms for a general-purpose async HTTP client.
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as in the compute workers: CPU time per request is one thread's
+
 import argparse
 import asyncio
 import json
-import os
 import platform
 import socket
 import subprocess
@@ -211,6 +214,27 @@ def check_answers(port: int, pool: dict) -> list[str]:
     return bad
 
 
+def library_ms(pool: dict) -> dict:
+    """Per valid kind, the median CPU time (ms) of the service's own task function on each variant, called in
+    this process: the statistics a worker computes per request, without HTTP, parsing or queueing."""
+    from bayeseval.service import schemas as S
+    from bayeseval.service import tasks
+
+    kinds = {"metrics": (tasks.metrics, S.MetricsRequest), "compare": (tasks.compare, S.CompareRequest),
+             "plan": (tasks.plan, S.PlanRequest), "rank": (tasks.rank, S.RankRequest)}
+    out = {}
+    for kind, (fn, model) in kinds.items():
+        reqs = [model.model_validate_json(body) for _, body, _, _ in pool[kind]]
+        fn(reqs[0])  # warm
+        times = []
+        for r in reqs:
+            t = time.process_time()
+            fn(r)
+            times.append(time.process_time() - t)
+        out[kind] = 1000 * float(np.median(times))
+    return out
+
+
 def summary_rows(label: str, wall: float, results: list, errors: list, kinds: list[str]) -> list[str]:
     rows = []
     for kind in ["all", *kinds]:
@@ -266,6 +290,7 @@ def main(argv=None) -> int:
         except subprocess.TimeoutExpired:
             proc.kill()
     load_end = os.getloadavg()
+    lib = library_ms(pool)
     sizes = {k: len(v[0][1]) for k, v in pool.items()}
     lines = [
         "# bayeseval HTTP service: load test",
@@ -287,6 +312,10 @@ def main(argv=None) -> int:
         "| scenario | requests | n | throughput req/s | p50 ms | p90 ms | p99 ms | max ms | errors |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         *table,
+        "",
+        "Library CPU per request (median over the variants, the service's task function called in-process, one "
+        "BLAS thread): " + ", ".join(f"{k} {v:.1f} ms" for k, v in lib.items()) + "; the rest of a request's cost "
+        "is HTTP, JSON and the hand-off to a worker.",
         "",
         "Latency is measured by each client from writing a request to reading the whole answer, so it includes "
         "queueing behind the other clients: with closed-loop clients, mean latency = clients / throughput. The "

@@ -3,8 +3,6 @@ Goutte-Gaussier closed form, the paired comparison against statsmodels' McNemar,
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from scipy import stats

@@ -226,6 +226,9 @@ def test_pandalm_published_numbers(capsys):
             assert round(recomputed, 2) == published, quantity
     res, full, m = mod["ppi_first_preferred"](d)
     assert m == 974 and res.lo <= full <= res.hi  # PPI from 100 human labels covers the all-human answer
+    # the numbers the README quotes
+    assert [round(x, 3) for x in (res.estimate, res.lo, res.hi, full, res.judge_only)] == [0.414, 0.336, 0.491, 0.474,
+                                                                                         0.492]
     mod["main"]()
     out = capsys.readouterr().out
     assert "majority label 1                   422         422" in out and "Davidson strengths" in out

@@ -48,6 +48,7 @@ class Preferences:
     a_first: np.ndarray | None = None
     judge: np.ndarray | None = None
     judges: tuple | None = None
+    dropped: int = 0  # labels left out with invalid="drop"
 
     @property
     def n_labels(self) -> int:
@@ -69,7 +70,7 @@ class Preferences:
         used, item = np.unique(self.item[keep], return_inverse=True)
         return Preferences(self.models, tuple(self.items[i] for i in used), item.ravel(), self.a[keep], self.b[keep],
                            self.outcome[keep], None if self.a_first is None else self.a_first[keep],
-                           None if self.judge is None else self.judge[keep], self.judges)
+                           None if self.judge is None else self.judge[keep], self.judges, self.dropped)
 
     def pair_counts(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Per item that compares ``x`` and ``y``: ``(counts (M, 3) of [x preferred, tie, y preferred],
@@ -111,15 +112,6 @@ class Preferences:
         return np.column_stack([judged // K, judged % K, out[judged]])
 
 
-def _missing(v: Any) -> bool:
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(v))  # None, NaN, pd.NA, NaT
-    except (TypeError, ValueError):  # a list or another non-scalar: not a missing value (refused later)
-        return False
-
-
 def _column(data: Any, name: str, what: str, allow_missing: bool = False) -> np.ndarray:
     try:
         col = data[name]
@@ -129,7 +121,9 @@ def _column(data: Any, name: str, what: str, allow_missing: bool = False) -> np.
     arr = np.asarray(col, dtype=object)
     if arr.ndim != 1:
         raise ValueError(f"{what} column {name!r} must be one-dimensional")
-    missing = np.flatnonzero([_missing(v) for v in arr])
+    import pandas as pd
+
+    missing = np.flatnonzero(pd.isna(arr))  # None, NaN, pd.NA, NaT, elementwise
     if missing.size and not allow_missing:
         raise ValueError(f"{what} column {name!r} is missing a value in row {int(missing[0])}")
     if missing.size:
@@ -275,11 +269,9 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     if jd is not None:
         judges, jcode = np.unique(jd[keep], return_inverse=True)
         judges, jcode = tuple(judges), jcode.ravel()
-    prefs = Preferences(models, tuple(item_ids), item_idx.ravel(), np.array([code[m] for m in ma[keep]]),
-                        np.array([code[m] for m in mb[keep]]), out[keep], None if a_first is None else a_first[keep],
-                        jcode, judges)
-    object.__setattr__(prefs, "dropped", int((~keep).sum()))
-    return prefs
+    return Preferences(models, tuple(item_ids), item_idx.ravel(), np.array([code[m] for m in ma[keep]]),
+                       np.array([code[m] for m in mb[keep]]), out[keep], None if a_first is None else a_first[keep],
+                       jcode, judges, dropped=int((~keep).sum()))
 
 
 def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str = "model_a",

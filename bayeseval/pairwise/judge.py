@@ -216,7 +216,9 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
     sequences; any hashable labels).  Both 0/1: also sensitivity (label 1) and specificity (label 0)."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
-    from .data import _code, _missing
+    import pandas as pd
+
+    from .data import _code
 
     h = np.asarray(human, dtype=object)
     j = np.asarray(judge, dtype=object)
@@ -226,10 +228,10 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         raise ValueError("judge_agreement needs at least 2 labelled items")
     level = V.confidence(level, "level")
     for arr, name in ((h, "human"), (j, "judge")):
-        gone = [i for i, v in enumerate(arr) if _missing(v)]
-        if gone:
-            raise ValueError(f"{name} is missing a label at position {gone[0]} ({len(gone)} missing): leave out the "
-                             "items without both labels")
+        gone = np.flatnonzero(pd.isna(arr))
+        if gone.size:
+            raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing): leave out "
+                             "the items without both labels")
     hs = np.array([_code(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
     js = np.array([_code(v) for v in j], dtype=object)
     labels = sorted(set(hs) | set(js))

@@ -51,7 +51,6 @@ not identifiable, and a warning says so.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -88,7 +88,6 @@ class RobustPosterior(_BinaryPosterior):
         if "robust" not in cache:  # one fit serves every metric of this outcome set
             cache["robust"] = BetaMixture.fit(self.counts)
         mix = cache["robust"]
-        J = mix.a.size
         resp = mix.responsibilities(self.n_u, self.s_u)  # (G, U, J)
         mean_gu, var_gu, cov_gu = self._mixture_moments(mix.a, mix.b, resp)
         self.__dict__.update(mix=mix, resp=resp, mean_gu=mean_gu, var_gu=var_gu, cov_gu=cov_gu,

@@ -19,7 +19,6 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import tempfile
