@@ -35,7 +35,8 @@ import numpy as np
 from . import validate as V
 from ._protocol import Result, check_choice
 from ._text import html_table, text_table
-from .counts import Counts, to_counts
+from .counts import Counts
+from .scores import Scores, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
@@ -205,6 +206,7 @@ def estimate(
     missing: Any = None,
     ragged: bool = False,
     labels: str | None = None,
+    score_range: Any = None,
     **metric_params,
 ) -> Estimate:
     """Estimate one metric with a credible interval.
@@ -232,6 +234,10 @@ def estimate(
         :func:`~bayeseval.compare` and :func:`~bayeseval.compare_all`).
     missing, ragged : passed to :func:`~bayeseval.to_counts` (``missing=np.nan`` for unobserved
         trials, ``ragged=True`` for lists of rows of different lengths).
+    score_range : ``(lo, hi)``: read ``R`` as continuous scores in that range (token F1, BLEU, judge
+        probabilities; :mod:`bayeseval.posterior.scores`).  A value that is not an integer makes ``R``
+        scores in ``[0, 1]`` without it.  Scores have the metric ``avg`` (the mean score);
+        ``threshold=t`` turns them into 0/1 outcomes (``score > t``) for every other metric.
 
     Returns
     -------
@@ -243,9 +249,11 @@ def estimate(
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
     model = _label(model, labels)
-    if (missing is not None or ragged) and not isinstance(R, Counts) and not _needs_trials(metric, metric_params):
-        R = to_counts(R, w, missing=missing, ragged=ragged, name="R")
-    post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, **metric_params)
+    if (missing is not None or ragged or score_range is not None) and not isinstance(R, (Counts, Scores)) \
+            and not _needs_trials(metric, metric_params):
+        R = to_outcomes(R, w, missing=missing, ragged=ragged, score_range=score_range, name="R")
+    post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, score_range=score_range,
+                 **metric_params)
     _check_replicas(metric, post.counts)
     return summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=model)
 
@@ -506,7 +514,8 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
                     w = kw.get("w")
                     key = None if w is None else np.asarray(w, dtype=np.float64).tobytes()
                     if key not in counted:  # once per model (and weight vector), shared by every metric
-                        counted[key] = to_counts(data, w, missing=missing, ragged=ragged, name=name or "R")
+                        counted[key] = to_outcomes(data, w, missing=missing, ragged=ragged,
+                                                   score_range=kw.get("score_range"), name=name or "R")
                     R = counted[key]
                 e = estimate(R, metric, model=name, missing=missing, ragged=ragged, **kw)
             except (ValueError, TypeError) as exc:

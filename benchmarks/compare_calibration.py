@@ -3,6 +3,7 @@
     python benchmarks/compare_calibration.py            # full study (~30 min on 2 cores)
     python benchmarks/compare_calibration.py --quick    # few replicates
     python benchmarks/compare_calibration.py --out benchmarks/results_compare.md
+    python benchmarks/compare_calibration.py --null-only --ns 1 --out benchmarks/results_compare_n1.md  # N = 1 type-I
 
 Null: two correlated models with equal per-question success probability,
 p_i ~ Beta(0.7, 0.7) shared by both models (question difficulty is the
@@ -108,6 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--null-only", action="store_true", help="the type-I table alone (no power, no calibration)")
+    ap.add_argument("--ns", default=None, help="only these N in the type-I table (comma-separated; seeds kept)")
     args = ap.parse_args(argv)
     t0 = time.time()
     null_reps = 100 if args.quick else args.reps
@@ -115,9 +118,14 @@ def main(argv=None) -> int:
     cal_reps = 100 if args.quick else 1000
     tasks = [(M, N, 0.0, null_reps if M < 1000 else null_reps // 2, 100 + i) for i, (M, N) in
              enumerate((M, N) for M in MS for N in NS)]
+    ns = NS if args.ns is None else tuple(N for N in NS if N in {int(x) for x in args.ns.split(",")})
+    tasks = [t for t in tasks if t[1] in ns]
+    if args.null_only:
+        power_reps = cal_reps = 0
     ptasks = [(M, N, d, power_reps, 500 + i) for i, (M, N, d) in
               enumerate((M, N, d) for M in (100, 1000) for N in NS for d in (0.1, 0.2, 0.4))]
-    ctasks = [(cal_reps // 4, 900 + i) for i in range(4)]
+    ctasks = [(cal_reps // 4, 900 + i) for i in range(4)] if cal_reps else []
+    ptasks = ptasks if power_reps else []
     with mp.Pool(args.workers) as pool:
         null = dict(pool.map(run_cell, tasks, chunksize=1))
         power = dict(pool.map(run_cell, ptasks, chunksize=1))
@@ -129,12 +137,12 @@ def main(argv=None) -> int:
            f"{100 * math.sqrt(0.0475 / null_reps):.1f} (others). Run time {(time.time() - t0) / 60:.1f} min.", "",
            "## Type-I error at alpha = 0.05 (%), null: equal per-question p, p ~ Beta(0.7, 0.7)", "",
            "**bold** = outside [4, 6].", "",
-           "| test | " + " | ".join(f"M={M}, N={N}" for M in MS for N in NS) + " |",
-           "|---|" + "---|" * (len(MS) * len(NS))]
+           "| test | " + " | ".join(f"M={M}, N={N}" for M in MS for N in ns) + " |",
+           "|---|" + "---|" * (len(MS) * len(ns))]
     for t in tests:
         cells = []
         for M in MS:
-            for N in NS:
+            for N in ns:
                 v = null[(M, N, 0.0)].get(t)
                 if v is None:
                     cells.append("-")
@@ -142,6 +150,8 @@ def main(argv=None) -> int:
                     s = f"{100 * v:.1f}"
                     cells.append(f"**{s}**" if not 4.0 <= 100 * v <= 6.0 else s)
         out.append(f"| {t} | " + " | ".join(cells) + " |")
+    if args.null_only:
+        return finish("\n".join(out), args.out, args.json, {"null": {str(k): v for k, v in null.items()}})
     out += ["", f"## Power (%), p_A = expit(logit p + d); {power_reps} replicates per cell", "",
             "| test | " + " | ".join(f"M={M}, N={N}, d={d}" for M in (100, 1000) for N in NS for d in (0.1, 0.2, 0.4)) + " |",
             "|---|" + "---|" * 12]

@@ -259,3 +259,22 @@ def test_dp_draws_equal_an_independent_dirichlet_construction(freq):
     mean, cov = dp_moments(rows, f, np.full(2, 0.5), np.array([[1 / 3, 0.25], [0.25, 1 / 3]]), 1.0)
     np.testing.assert_allclose(got.mean(axis=0), mean, atol=4 * np.sqrt(np.diag(cov) / n).max())
     np.testing.assert_allclose(np.cov(got.T), cov, rtol=0.05)
+
+
+def test_one_trial_benchmark_scope_takes_the_equally_hard_bound():
+    """N = 1: Var(sum_i e_i) = sum_i p_i (1 - p_i) <= M pbar (1 - pbar); with pbar ~ Beta(1 + S, 1 + F) the
+    benchmark sd is sqrt(E[pbar (1 - pbar)] / M), and the exact draws are Bin(M, pbar) - M pbar around x-bar."""
+    rng = np.random.default_rng(3)
+    x = (rng.random((80, 1)) < rng.beta(0.5, 0.5, 80)[:, None]).astype(int)
+    S = int(x.sum())
+    al, be_ = 1.0 + S, 1.0 + 80 - S
+    bound = math.sqrt(al * be_ / ((al + be_) * (al + be_ + 1.0)) / 80)
+    post = build(x, "avg")
+    m, sd = post.moments("benchmark")
+    assert m == pytest.approx(S / 80, abs=1e-12) and sd == pytest.approx(bound, rel=1e-12)
+    d = post.draws("benchmark", 200_000, np.random.default_rng(0))
+    assert d.mean() == pytest.approx(S / 80, abs=4 * bound / math.sqrt(2e5))
+    assert d.std() == pytest.approx(bound, rel=0.01)
+    # pass@1 / maj@1 / pass^1 are the same linear functional of p: the same bound
+    for metric in ("pass@1", "pass^1", "maj@1"):
+        assert build(x, metric).moments("benchmark")[1] == pytest.approx(bound, rel=1e-12)

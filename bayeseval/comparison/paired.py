@@ -51,7 +51,8 @@ from scipy.special import ndtri
 from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, text_table
-from ..counts import Counts, to_counts
+from ..counts import Counts
+from ..scores import Scores, any_scores, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
@@ -63,11 +64,13 @@ __all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "as_cou
 
 
 # ----------------------------------------------------------------------------- inputs
-def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False) -> Counts:
-    """``X`` as :class:`Counts` (a Counts passes through; matrices are counted once)."""
-    if isinstance(X, Counts):
+def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False, score_range: Any = None,
+              scores: bool = False) -> Counts | Scores:
+    """``X`` as :class:`Counts` (a Counts passes through; matrices are counted once), or as
+    :class:`~bayeseval.scores.Scores` when ``scores`` (see :func:`~bayeseval.scores.any_scores`)."""
+    if isinstance(X, Counts) and not scores:
         return X
-    return to_counts(X, missing=missing, ragged=ragged, name=name)
+    return to_outcomes(X, missing=missing, ragged=ragged, score_range=score_range, scores=scores, name=name)
 
 
 def _first_trials(X: Any) -> np.ndarray | None:
@@ -139,6 +142,8 @@ def align(A: Counts, B: Counts, names=("A", "B")) -> tuple[Counts, np.ndarray | 
 def question_scores(post) -> np.ndarray | None:
     """Per-question unbiased estimates of a binary metric, in question order (None where k > n somewhere)."""
     x = post.state_scores()
+    if isinstance(post.counts, Scores):  # one row per question already
+        return x
     return None if x is None else x[np.asarray(post.counts.binary_states()[3]())]
 
 
@@ -196,7 +201,7 @@ class Comparison(Result):
     verdict: str
     bootstrap: TestResult | None
     permutation: TestResult | None
-    mcnemar: TestResult
+    mcnemar: TestResult | None
     t_test: TestResult | None
     wilcoxon: TestResult | None
     miller: dict | None
@@ -264,8 +269,9 @@ class Comparison(Result):
             recs.append(dict(analysis=f"sign-flip permutation ({pm.method})", tests=pm.tests, estimate=pm.statistic,
                              sd=None, lo=None, hi=None, statistic=pm.statistic, p_value=pm.p_value, probability=None))
         mc = self.mcnemar
-        recs.append(dict(analysis=mc.method, tests=mc.tests, estimate=None, sd=None, lo=None, hi=None,
-                         statistic=mc.statistic, p_value=mc.p_value, probability=None))
+        if mc is not None:
+            recs.append(dict(analysis=mc.method, tests=mc.tests, estimate=None, sd=None, lo=None, hi=None,
+                             statistic=mc.statistic, p_value=mc.p_value, probability=None))
         if self.t_test is not None:
             t = self.t_test
             recs.append(dict(analysis="paired t-test", tests=t.tests, estimate=None, sd=None, lo=t.lo, hi=t.hi,
@@ -313,7 +319,8 @@ class Comparison(Result):
             rows.append((f"sign-flip permutation ({self.permutation['method']})", f"{self.permutation['statistic']:+.4f}",
                          "-", f"p = {pv(self.permutation['p_value'])}"))
         mc = self.mcnemar
-        rows.append((mc["method"], f"stat {mc['statistic']:.4g}", "-", f"p = {pv(mc['p_value'])}"))
+        if mc is not None:
+            rows.append((mc["method"], f"stat {mc['statistic']:.4g}", "-", f"p = {pv(mc['p_value'])}"))
         if self.t_test is not None:
             rows.append(("paired t-test", f"t = {self.t_test['statistic']:.3f}", f"[{self.t_test['lo']:+.4f}, {self.t_test['hi']:+.4f}] {lv}",
                          f"p = {pv(self.t_test['p_value'])}"))
@@ -417,21 +424,31 @@ def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: i
     Population scope: the Dirichlet-process posterior over questions of the paired per-question
     unbiased scores ``xa``, ``xb`` (:func:`~bayeseval.comparison.joint.dp_bootstrap`); where
     ``k > n`` leaves no unbiased score, the Bayesian bootstrap over each model's per-question
-    posterior (conservative).  Benchmark scope: the two independent posteriors.
+    posterior (conservative).  Benchmark scope: the two independent posteriors; with one trial per question
+    for both, the paired population posterior, whose spread matches the bound
+    ``sum_i Var(e_Ai - e_Bi) <= E[#discordant questions]`` on the error of the difference.
     """
     notes = []
-    if scope == "population" and xa is not None and xb is not None:
+    one_trial = (scope == "benchmark" and xa is not None and xb is not None
+                 and int(pa.counts.n.max()) == 1 and int(pb.counts.n.max()) == 1)
+    if (scope == "population" or one_trial) and xa is not None and xb is not None:
         # Dirichlet-process posterior over questions of the paired per-question unbiased scores:
         # E[x_Ai - x_Bi | p] = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps
         # the pairing exactly; one prior pseudo-question, the same for both models, keeps a handful
         # of one-sided differences from looking certain
-        side_a = Side(pa, "A")
-        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), side_a.c, base_measure(pa), draws, rng)
+        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), pa.C[:, 0], base_measure(pa), draws, rng)
         mean = float(m_[0] - m_[1])
         sd = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
         dx = x[:, 0] - x[:, 1]
         basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question) "
                  "of the paired per-question scores")
+        if one_trial:
+            # benchmark error of the difference: sum_i [p_Ai (1 - p_Ai) + p_Bi (1 - p_Bi)]
+            # = E[#discordant] - sum_i (p_Ai - p_Bi)^2 <= E[#discordant], which one trial cannot split further;
+            # the paired population posterior has that spread (less d^2 / M), so it serves as the bound
+            basis += (" (one trial per question: the benchmark-scope error of the difference is at most the expected "
+                      "sum of squared per-question differences -- the number of discordant questions for 0/1 "
+                      "outcomes -- which this posterior's spread matches)")
     elif scope == "population":
         sides = [Side(pa, "A"), Side(pb, "B")]
         mean, sd = population_moments(sides, [1.0, -1.0])
@@ -448,9 +465,8 @@ def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: i
         dx = pa.draws("benchmark", draws, r1) - pb.draws("benchmark", draws, r2)
         basis = "difference of the two models' independent posteriors over these questions"
         if pa.prior.label == "robust" and min(int(pa.counts.n.min()), int(pb.counts.n.min())) == 1:
-            notes.append("one trial per question: the benchmark-scope difference rests on the fitted population model, "
-                         "and its P(A > B) is overconfident (a true null was rejected 9-16% of the time at alpha = 5% "
-                         "in benchmarks/results_compare.md); use the population scope or the sign-flip verdict")
+            notes.append("one trial for some questions: the benchmark-scope difference takes the widest error for "
+                         "them (equally hard questions), conservative")
     if method == "normal":
         z = float(ndtri(0.5 + level / 2))
         lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
@@ -486,6 +502,7 @@ def compare(
     missing: Any = None,
     ragged: bool = False,
     labels: Any = None,
+    score_range: Any = None,
     **metric_params,
 ) -> Comparison:
     r"""Compare two models' outcomes on the same questions.
@@ -515,6 +532,8 @@ def compare(
     missing, ragged : passed to :func:`bayeseval.to_counts` for both models
         (e.g. ``missing=np.nan`` for unobserved trials, ``ragged=True`` for
         lists of rows of different lengths).
+    score_range : ``(lo, hi)``: both models' outcomes are continuous scores in that range (a value that
+        is not an integer in either makes both scores in ``[0, 1]``); metric ``avg``, no McNemar.
 
     Returns
     -------
@@ -542,17 +561,20 @@ def compare(
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     names = tuple(names)
-    ca = as_counts(A, names[0], missing, ragged)
-    cb = as_counts(B, names[1], missing, ragged)
-    if not ca.is_binary or not cb.is_binary:
-        raise ValueError("compare needs 0/1 outcomes for both models (categorical outcomes are not supported yet)")
+    scored = any_scores([A, B], score_range)
+    ca = as_counts(A, names[0], missing, ragged, score_range, scored)
+    cb = as_counts(B, names[1], missing, ragged, score_range, scored)
+    if not scored and (not ca.is_binary or not cb.is_binary):
+        raise ValueError("compare needs 0/1 outcomes or scores for both models (categorical outcomes are not "
+                         "supported yet; with category weights w, score_range=(min w, max w) compares the scores)")
     first_a, first_b = _first_trials(A), _first_trials(B)
     cb, order = align(ca, cb, names)
     if order is not None and first_b is not None:
         first_b = first_b[order]
-    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
+    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range, **metric_params)
     pa, pb = build(ca, metric, **kw), build(cb, metric, **kw)
-    Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
+    if not scored:
+        Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
     rng = np.random.default_rng(seed)
     rng_bayes, rng_boot, rng_perm = rng.spawn(3)
 
@@ -620,8 +642,11 @@ def compare(
                          f"{perm.p_value:.4g} > {1 - level:.2g}, its mid-p {perm['mid_p']:.4g} decides)")
             notes.append(f"the verdict is borderline ({differ} of {ca.M} questions differ): the sign-flip test's "
                          f"p = {perm.p_value:.4g} would not decide at {level:.0%}; its mid-p {perm['mid_p']:.4g} does")
-    mc = mcnemar_tests(ca, cb, first_a, first_b, collapse)
-    if pa.spec.label != "avg":  # McNemar is about per-trial correctness: say so beside any other metric
+    mc = None if scored else mcnemar_tests(ca, cb, first_a, first_b, collapse)
+    if scored:
+        notes.append("scores, not 0/1 outcomes: McNemar does not apply; the sign-flip, bootstrap, t and Wilcoxon "
+                     "rows test the mean per-question score difference")
+    elif pa.spec.label != "avg":  # McNemar is about per-trial correctness: say so beside any other metric
         mc = replace(mc, method=f"{mc.method} [tests avg, not {pa.spec.label}]")
         notes.append(f"McNemar compares per-trial correctness (avg); it is not evidence about {pa.spec.label}, "
                      f"which the Bayesian difference, bootstrap, permutation, t and Wilcoxon rows test")

@@ -47,6 +47,7 @@ from scipy.special import ndtri
 
 from .. import validate as V
 from ..counts import Counts
+from ..scores import Scores, any_scores, score_range_arg
 from .._protocol import Result
 from .._text import html_table, text_table
 
@@ -170,33 +171,39 @@ class Plan(Result):
                 + html_table(["M \\ N"] + [str(n) for n in Ns], rows))
 
 
-def _components(c: Counts) -> tuple[np.ndarray, np.ndarray]:
-    """Per question: fraction correct and the unbiased estimate of p(1-p)."""
-    n = c.n.astype(np.float64)
-    s = c.successes().astype(np.float64)
-    if (n < 2).any():
+def _components(c: Counts | Scores) -> tuple[np.ndarray, np.ndarray]:
+    """Per question: the mean score and the unbiased within-question variance (for 0/1 outcomes the fraction
+    correct and ``s (n - s) / (n (n - 1))``, the unbiased estimate of ``p (1 - p)``)."""
+    if (c.n < 2).any():
         raise ValueError("plan needs at least 2 trials per question in the pilot to separate the "
                          "within-question variance from the between-question variance")
+    if isinstance(c, Scores):
+        return c.means, c.within_var()
+    n = c.n.astype(np.float64)
+    s = c.successes().astype(np.float64)
     return s / n, s * (n - s) / (n * (n - 1))
 
 
 def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, level: float = 0.95,
-         delta: float | None = None, missing: Any = None, ragged: bool = False) -> Plan:
+         delta: float | None = None, missing: Any = None, ragged: bool = False, score_range: Any = None) -> Plan:
     """Variance components from pilot outcomes (one model, or a pair on the same questions) and the
     implied standard errors, minimum detectable effects, questions needed and interval widths.
 
-    Works on 0/1 outcomes with at least two trials per question (metric: the mean score, avg).
+    Works on 0/1 outcomes or continuous scores (``score_range=(lo, hi)``, or any value that is not an
+    integer: scores in ``[0, 1]``; ``delta`` is then in score units) with at least two trials per question
+    (metric: the mean score, avg).
     """
     from .paired import as_counts, align
 
     alpha = V.confidence(alpha, "alpha")
     power = V.confidence(power, "power")
     level = V.confidence(level, "level")
+    scored = any_scores([A] if B is None else [A, B], score_range)
     if delta is not None:
-        delta = _delta(delta)
-    ca = as_counts(A, "A", missing, ragged)
-    if not ca.is_binary:
-        raise ValueError("plan needs 0/1 outcomes")
+        delta = _delta(delta, None if not scored else (score_range_arg(score_range) or (0.0, 1.0)))
+    ca = as_counts(A, "A", missing, ragged, score_range, scored)
+    if not scored and not ca.is_binary:
+        raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
     xa, wa = _components(ca)
     M = ca.M
     if M < 2:
@@ -206,9 +213,9 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         N = int(ca.n[0]) if not ca.ragged else f"{int(ca.n.min())}-{int(ca.n.max())}"
         paired = False
     else:
-        cb = as_counts(B, "B", missing, ragged)
-        if not cb.is_binary:
-            raise ValueError("plan needs 0/1 outcomes")
+        cb = as_counts(B, "B", missing, ragged, score_range, scored)
+        if not scored and not cb.is_binary:
+            raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
         cb, _ = align(ca, cb)
         xb, wb = _components(cb)
         x, w_over_n, w = xa - xb, wa / ca.n + wb / cb.n, wa + wb
@@ -228,9 +235,16 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
 DELTA_RANGE = (1e-9, 1.0)
 
 
-def _delta(delta: Any) -> float:
-    """The difference to detect, a fraction: ``1e-9 <= |delta| <= 1`` (5 points is ``0.05``)."""
+def _delta(delta: Any, score_range: tuple[float, float] | None = None) -> float:
+    """The difference to detect, a fraction: ``1e-9 <= |delta| <= 1`` (5 points is ``0.05``); for scores in
+    ``[lo, hi]``, ``|delta| <= hi - lo``."""
     delta = V.real(delta, "delta")
+    if score_range is not None and score_range != (0.0, 1.0):
+        width = score_range[1] - score_range[0]
+        if not DELTA_RANGE[0] <= abs(delta) <= width:
+            raise ValueError(f"delta is a difference of scores in [{score_range[0]:g}, {score_range[1]:g}], so "
+                             f"{DELTA_RANGE[0]:g} <= |delta| <= {width:g}; got {delta:g}")
+        return delta
     if abs(delta) > DELTA_RANGE[1]:
         hint = f" (for {delta:g} percentage points pass delta={delta / 100:g})" if abs(delta) <= 100 else ""
         raise ValueError(f"delta is a difference of scores in [0, 1], so |delta| <= 1; got {delta:g}{hint}")

@@ -24,7 +24,7 @@ over the pairs tested (Holm; Benjamini-Hochberg) by :func:`~bayeseval.comparison
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,7 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, text_table
 from ..posterior import METHODS, SCOPES, build
+from ..scores import any_scores
 from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
@@ -172,15 +173,17 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
                 level: float = 0.95, seed: int | None = None, prior: Any = None, alpha0: Any = None,
                 beta0: Any = None, test: str = "permutation", pairs: Any = "adjacent", draws: int = DEFAULT_DRAWS,
                 resamples: int = DEFAULT_RESAMPLES, missing: Any = None, ragged: bool = False,
-                **metric_params) -> Ranking:
+                score_range: Any = None, **metric_params) -> Ranking:
     """Rank models with rank probabilities, and compare the pairs asked with adjusted p-values.
 
     Parameters
     ----------
     models : dict name -> outcomes (same questions; matched by id when every model has ids) or an
         :class:`~bayeseval.io.OutcomeSet` of one dataset.
-    metric, scope, interval, level, prior, alpha0, beta0, draws, seed, missing, ragged :
-        as in :func:`bayeseval.estimate` (``interval`` applies to the scores and the pair differences).
+    metric, scope, interval, level, prior, alpha0, beta0, draws, seed, missing, ragged, score_range :
+        as in :func:`bayeseval.estimate` (``interval`` applies to the scores and the pair differences;
+        with ``score_range``, or a value that is not an integer in any model, every model's outcomes are
+        continuous scores).
     test : which p-value each pair gets and is adjusted: "permutation" (sign-flip, the default) or
         "bootstrap" (paired bootstrap over questions).
     pairs : "adjacent" (default: neighbours in the ranking, best first), "all", or a list of
@@ -198,20 +201,22 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     resamples = V.integer(resamples, "resamples", minimum=100)
     raw = model_dict(models)
     names = list(raw)
-    counts = {k: as_counts(v, k, missing, ragged) for k, v in raw.items()}  # each model counted once
+    scored = any_scores(raw.values(), score_range)
+    counts = {k: as_counts(v, k, missing, ragged, score_range, scored) for k, v in raw.items()}  # counted once
     base = counts[names[0]]
     for k in names[1:]:
         counts[k], _ = align(base, counts[k], (names[0], k))
-    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, **metric_params)
+    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range, **metric_params)
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once
-    sides = [Side(posts[k], k) for k in names]
+    sides = None if scored else [Side(posts[k], k) for k in names]  # Side refuses categories, naming the model
     scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k)
               for k in names}
     rng = np.random.default_rng(seed)
     r_joint, r_pairs = rng.spawn(2)
     X = [question_scores(posts[k]) for k in names]
     if scope == "population" and all(x is not None for x in X):
-        _, _, joint = dp_bootstrap(np.column_stack(X), sides[0].c, base_measure(posts[names[0]]), draws, r_joint)
+        _, _, joint = dp_bootstrap(np.column_stack(X), posts[names[0]].C[:, 0], base_measure(posts[names[0]]), draws,
+                                   r_joint)
     elif scope == "population":
         joint = population_draws(sides, draws, r_joint)
     else:

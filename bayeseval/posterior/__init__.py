@@ -28,9 +28,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import validate as V
 from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
+from ..scores import Scores, looks_continuous, score_range_arg, to_outcomes, to_scores
 from ..targets import MetricSpec, parse
 from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
 from .beta import IndependentBeta
@@ -38,10 +41,11 @@ from .dirichlet import DirichletPosterior
 from .hdirichlet import HierarchicalDirichletPosterior
 from .hierarchical import HierarchicalBetaPosterior
 from .robust import RobustPosterior
+from .scores import ScorePosterior
 
 __all__ = ["Posterior", "build", "posterior_for", "REGISTRY", "interval_from_draws", "SCOPES", "METHODS",
            "EXACT_GROUP", "ATOMS", "IndependentBeta", "HierarchicalBetaPosterior", "DirichletPosterior",
-           "HierarchicalDirichletPosterior", "RobustPosterior"]
+           "HierarchicalDirichletPosterior", "RobustPosterior", "ScorePosterior"]
 
 # prior kind (PriorSpec.kind) -> the population model's class
 REGISTRY: dict[str, type[Posterior]] = {
@@ -72,12 +76,26 @@ def _beta_prior_asked(prior: Any, alpha0: Any, beta0: Any) -> bool:
     return prior is not None and hasattr(prior, "__len__") and len(prior) == 2
 
 
-def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R0=None, **metric_params) -> Posterior:
-    """Parse the metric and prior, count ``R`` once, and build the :class:`Posterior`."""
+def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R0=None, score_range=None,
+          **metric_params) -> Posterior:
+    """Parse the metric and prior, count ``R`` once, and build the :class:`Posterior`.
+
+    Scores (a :class:`~bayeseval.scores.Scores`, ``score_range=(lo, hi)``, or any value that is not an
+    integer) take :class:`~bayeseval.posterior.scores.ScorePosterior`; ``threshold=t`` (any metric but
+    ``avg@n``, whose own parameter it is) first turns scores into 0/1 outcomes, ``score > t`` (AISBench's
+    convention), explicitly."""
+    threshold = None
+    if "threshold" in metric_params and not _is_avg_at_n(metric):
+        threshold = metric_params.pop("threshold")
     if isinstance(metric, MetricSpec):
         spec = metric
     else:
         spec = parse(metric, **metric_params)
+    if threshold is not None:
+        R = _binarise(R, threshold, score_range)
+    elif not (spec.name == "avg@n" and "threshold" in spec.params) and (
+            isinstance(R, Scores) or score_range is not None or looks_continuous(R)):
+        return _score_posterior(R, spec, prior, alpha0, beta0, w, R0, score_range)
     w = spec.params.get("w", w)
     R0 = spec.params.get("R0", R0)
     if spec.name == "avg@n" and "threshold" in spec.params:
@@ -117,3 +135,45 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     if pspec.kind == "dirichlet" and spec.kind in ("bernstein", "geospectrum"):
         raise ValueError(f"{spec.label} needs binary outcomes and a Beta or hierarchical prior")
     return posterior_for(counts, spec, pspec, w=w, R0=R0)
+
+
+def _is_avg_at_n(metric: Any) -> bool:
+    return (isinstance(metric, MetricSpec) and metric.name == "avg@n") or (
+        isinstance(metric, str) and metric.strip().lower().startswith("avg@"))
+
+
+def _binarise(R: Any, threshold: Any, score_range: Any) -> np.ndarray:
+    """``threshold=t``: scores to 0/1 outcomes, ``1`` where ``score > t`` (missing trials stay missing)."""
+    if isinstance(R, (Scores, Counts)):
+        raise V.InputTypeError("threshold= needs the raw scores (a matrix), not already-counted outcomes")
+    s = to_scores(R, score_range=score_range, missing=np.nan if _has_nan(R) else None)
+    t = V.real(threshold, "threshold", lo=s.lo, hi=s.hi)
+    arr = np.asarray(R, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    return np.where(np.isnan(arr), np.nan, (arr > t).astype(np.float64))
+
+
+def _has_nan(R: Any) -> bool:
+    try:
+        return bool(np.isnan(np.asarray(R, dtype=np.float64)).any())
+    except (TypeError, ValueError):
+        return False
+
+
+def _score_posterior(R, spec: MetricSpec, prior, alpha0, beta0, w, R0, score_range) -> Posterior:
+    """Scores: the mean score only, with no Beta or Dirichlet prior (the score model assumes no shape)."""
+    scores = to_outcomes(R, score_range=score_range_arg(score_range), scores=True)
+    if spec.name == "avg@n":
+        raise ValueError("avg@n counts a replica correct when its score exceeds a threshold (AISBench); pass "
+                         "threshold= (0.5 there), or use metric='avg' for the mean score")
+    if spec.kind != "mean" or spec.name == "bayes":
+        raise ValueError(f"{spec.label} needs 0/1 outcomes; these are scores in [{scores.lo:g}, {scores.hi:g}] "
+                         "(a value that is not 0 or 1, or score_range= was given): use metric='avg' for the mean "
+                         "score, or threshold=t to count a trial correct when its score > t")
+    if w is not None or R0 is not None:
+        raise ValueError("w and R0 are for categorical outcomes; scores are used as they are")
+    if alpha0 is not None or beta0 is not None or prior not in (None, "robust"):
+        raise ValueError(f"prior={prior!r} (alpha0={alpha0!r}, beta0={beta0!r}) is a prior for 0/1 or categorical "
+                         "outcomes; the mean score assumes no shape (leave prior unset)")
+    return ScorePosterior(scores, spec, PriorSpec("robust"))

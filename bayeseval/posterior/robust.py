@@ -21,6 +21,9 @@ and uses a pool model only for what they cannot say:
   CRUXEval-I (800 questions x 10) the benchmark sd of pass@5 is 0.0039 against 0.0034 from the unbiased
   variance estimate (``n >= 2k`` there; ``tests/test_robust.py``); coverage per pool in
   ``benchmarks/results_coverage_robust.md``.
+* **One trial per question** (benchmark scope): ``Var(e_i | p_i) = p_i (1 - p_i)`` cannot be learnt from one
+  trial, so those questions take the bound of equally hard questions, ``M_1 pbar (1 - pbar)`` with ``pbar``
+  the group's rate (:meth:`RobustPosterior._one_trial`): conservative whatever the pool.
 * **Population scope** (questions sampled from a pool): the Dirichlet-process posterior over questions
   (:mod:`bayeseval.posterior.bootstrap`) of the per-question scores ``ghat_i``, with one uniform prior
   pseudo-question; the pool's mean of ``ghat`` is the estimand.  Asymptotically the question-clustered
@@ -185,8 +188,25 @@ class RobustPosterior(_BinaryPosterior):
             a, b = self._located()
             located = self._expected_error(a, b, self.resp, *self._mixture_moments(a, b, self.resp))
             use = located[:, 0, 0] > pooled[:, 0, 0]
-            self._err = np.where(use[:, None, None], located, pooled), use
+            err = np.where(use[:, None, None], located, pooled)
+            one = self.n_u == 1
+            if one.any():  # one trial: the bound E[p (1 - p)] of the group's common p (see _one_trial)
+                c, al, be = self._one_trial()
+                err[one] = np.outer(c, c) * (al * be / ((al + be) * (al + be + 1.0)))
+            self._err = err, use
         return self._err
+
+    def _one_trial(self) -> tuple[np.ndarray, float, float]:
+        r"""Questions with one trial (``k = 1``, so ``g(p) = C_0 + c p`` is linear, ``c = C_1 - C_0``): the
+        error ``e_i = c (x_i - p_i)`` has ``Var(e_i | p_i) = c^2 p_i (1 - p_i)``, which one trial cannot
+        learn (every pool with the same mean predicts the same data).  The benchmark scope takes the bound
+        ``sum_i p_i (1 - p_i) <= M_1 pbar (1 - pbar)`` (concavity; equality when the questions are equally
+        hard) with ``pbar ~ Beta(1 + S_1, 1 + F_1)`` from the group's successes and failures: conservative on
+        every pool, about the population-scope width.  Returns ``(c, 1 + S_1, 1 + F_1)``."""
+        one = self.n_u == 1
+        S = float(self.freq[one] @ self.s_u[one])
+        F = float(self.freq[one].sum()) - S
+        return self._score_table(1)[1] - self._score_table(1)[0], 1.0 + S, 1.0 + F
 
     def _expected_error(self, a, b, resp, mean_gu, var_gu, cov_gu) -> np.ndarray:
         """:meth:`_error_moments` under per-question posteriors ``sum_j resp[g, u, j] Beta(a_j + s, b_j + n - s)``
@@ -291,8 +311,16 @@ class RobustPosterior(_BinaryPosterior):
         err = np.zeros((n, m))
         tables = {}
         big, located = self._error_moments()
+        one = self.n_u == 1
+        if one.any():  # one trial per question: the conservative common-p bound (_one_trial), drawn exactly
+            c, al, be = self._one_trial()
+            M1 = int(self.freq[one].sum())
+            pbar = rng.beta(al, be, n)
+            err += np.outer(rng.binomial(M1, pbar) - M1 * pbar, c)
         for u, f in enumerate(self.freq.astype(np.int64).tolist()):
             nu = int(self.n_u[u])
+            if nu == 1:
+                continue
             if f <= EXACT_GROUP:
                 if nu not in tables:
                     tables[nu] = self._score_table(nu)
@@ -342,10 +370,8 @@ class RobustPosterior(_BinaryPosterior):
         out = super()._model_checks(scope)
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
-                       "from one trial, so the benchmark-scope interval rests on the population model and can be "
-                       "too narrow (coverage 77-100% in benchmarks/results_coverage_robust.md; a paired comparison "
-                       "in this scope rejected a true null 9-16% of the time at alpha = 5%, "
-                       "benchmarks/results_compare.md); the population scope does not")
+                       "from one trial, so the benchmark-scope interval takes the widest case (equally hard "
+                       "questions): conservative, about as wide as the population scope")
         return out
 
     def state_moments(self):

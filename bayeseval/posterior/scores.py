@@ -1,0 +1,114 @@
+r"""The mean of bounded continuous scores (token F1, BLEU, judge probabilities, partial credit).
+
+Per question ``i`` the trials are scores ``y_ij`` in ``[lo, hi]`` with an unknown distribution whose mean
+``mu_i`` is the question's expected score; the metric is their average, ``theta_B = (1/M) sum_i mu_i``
+over these questions (benchmark scope) or ``E[mu]`` over the pool of questions (population scope).  No
+shape is assumed for the scores or the pool; both scopes are centred at the unbiased estimate
+``ybar = (1/M) sum_i ybar_i``.
+
+* **Population scope**: the Dirichlet-process posterior over questions (Ferguson 1973; Rubin's Bayesian
+  bootstrap plus one prior pseudo-question uniform on ``[lo, hi]``) of the per-question means, exactly as
+  for 0/1 outcomes (:mod:`bayeseval.posterior.robust`): ``theta = (sum_i G_i ybar_i + G_0 Y) / (sum_i G_i
+  + G_0)``, ``G_i ~ Exp(1)``, ``G_0 ~ Gamma(1)``, ``Y ~ U(lo, hi)``; mean and variance in closed form
+  (:func:`~bayeseval.posterior.bootstrap.dp_moments`), draws for the exact interval.
+* **Benchmark scope**: ``theta_B = ybar - e``, ``e = (1/M) sum_i e_i`` the estimator's error, independent
+  across questions with ``Var(e_i) = sigma_i^2 / n_i``.  ``sum_i sigma_i^2 / n_i`` is estimated without
+  bias by ``sum_i s_i^2 / n_i`` over questions with ``n_i >= 2`` (``s_i^2`` the within-question sample
+  variance).  One trial cannot show ``sigma_i^2``; those questions take the Bhatia-Davis bound
+  ``sigma^2 <= (hi - mu)(mu - lo)``, summed by concavity as ``M_1 (hi - mbar)(mbar - lo)``, ``mbar`` the
+  group's mean score (with ``u = (mbar - lo)/(hi - lo) ~ Beta(1 + S_1, 1 + F_1)``, its fractional
+  successes and failures): conservative whatever the scores.  The interval is the normal limit over
+  questions (the sum of ``M`` independent bounded errors), clipped to the range; the result says so.
+
+References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), Ann. Stat. 9(1); Bhatia & Davis (2000),
+Amer. Math. Monthly 107(4) (variance of a bounded variable); Miller (2024), arXiv:2411.00640.
+
+>>> import numpy as np
+>>> from bayeseval.scores import to_scores
+>>> from bayeseval.posterior import build
+>>> post = build(to_scores([[0.5, 1.0], [0.0, 0.25], [0.75, 0.75]]), "avg")
+>>> # sd = sqrt(0.125 / 2 + 0.03125 / 2 + 0 / 2) / 3: the within-question variances over n, summed
+>>> round(post.value(), 4), [round(v, 4) for v in post.moments("benchmark")]
+(0.5417, [0.5417, 0.0932])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..priors import PriorSpec
+from ..scores import Scores
+from ..targets import MetricSpec
+from .base import Posterior
+from .bootstrap import DP_CONCENTRATION, dp_draws, dp_moments
+
+__all__ = ["ScorePosterior"]
+
+
+class ScorePosterior(Posterior):
+    """Mean score of bounded continuous outcomes; see the module docstring."""
+
+    binary_model = False
+    extrapolated = False
+
+    def __init__(self, counts: Scores, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None):
+        super().__init__(counts, spec, prior)
+        self.freq = np.ones(counts.M)
+        lo, hi = counts.lo, counts.hi
+        self.range = (lo, hi)
+        self.C = np.array([[lo], [hi]])  # the pseudo-question Y = lo + (hi - lo) q, q ~ U(0, 1)
+        self._x = counts.means
+
+    # ------------------------------------------------------------------ the interface
+    def value(self) -> float:
+        return float(self._x.mean())
+
+    def state_scores(self) -> np.ndarray:
+        return self._x
+
+    def base_measure(self) -> tuple[float, float]:
+        """The pseudo-question's ``q ~ Beta(1, 1)``: uniform on the score range."""
+        return 1.0, 1.0
+
+    def _pseudo(self) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = self.range
+        return np.array([(lo + hi) / 2.0]), np.array([[(lo * lo + lo * hi + hi * hi) / 3.0]])
+
+    def error_var(self) -> float:
+        """``sum_i Var(e_i)``: unbiased ``s_i^2 / n_i`` where ``n_i >= 2``, the Bhatia-Davis bound for the
+        questions with one trial (module docstring)."""
+        c = self.counts
+        many = c.n >= 2
+        total = float(np.sum(c.within_var()[many] / c.n[many]))
+        one = ~many
+        if one.any():
+            lo, hi = self.range
+            S = float(np.sum((c.total[one] - lo) / (hi - lo)))
+            a, b = 1.0 + S, 1.0 + float(one.sum()) - S
+            total += float(one.sum()) * (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))
+        return total
+
+    def _moments(self, scope: str) -> tuple[float, float]:
+        if scope == "population":
+            mu, second = self._pseudo()
+            mean, cov = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
+            return float(mean[0]), float(math.sqrt(max(cov[0, 0], 0.0)))
+        return self.value(), math.sqrt(self.error_var()) / self.M
+
+    def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
+        lo, hi = self.range
+        if scope == "population":
+            y = lo + (hi - lo) * rng.random((n, 1))
+            return dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION)[:, 0]
+        mean, sd = self._moments("benchmark")
+        return np.clip(mean + sd * rng.standard_normal(n), lo, hi)
+
+    def _model_checks(self, scope: str) -> list[str]:
+        out = []
+        if scope == "benchmark" and int(self.counts.n.min()) == 1:
+            out.append("one trial for some questions: how much their scores vary cannot be learnt from one trial, "
+                       "so the benchmark-scope interval takes the widest case (Bhatia-Davis bound): conservative")
+        return out

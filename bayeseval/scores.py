@@ -1,0 +1,282 @@
+r"""Bounded continuous scores -> per-question sufficient statistics (:class:`Scores`).
+
+Token F1, BLEU / ROUGE, a judge's probability or partial credit is a number in a known range
+``[lo, hi]`` per trial, not a category.  The mean score and its intervals need, per question, only
+
+* ``n[i]``     -- observed trials (ragged allowed),
+* ``total[i]`` -- the sum of its scores,
+* ``sq[i]``    -- the sum of squared deviations from its own mean (``(n_i - 1) s_i^2``),
+
+so an outcome matrix is reduced once, here, and everything after works on ``(n, total, sq)``.
+The within-question sum of squares is accumulated about each question's mean (two passes over
+the row), which keeps it exact when every trial of a question has nearly the same score.
+
+What is and is not a score: an input with a value that is not an integer (0.5, 0.37) is read as
+scores in ``[0, 1]`` unless ``score_range`` says otherwise; 0/1 and category inputs stay counts
+(:func:`bayeseval.to_counts`), so 0/1 outcomes are never treated as scores by accident, and scores
+are never binarised by accident either (``threshold=`` in :func:`bayeseval.estimate` does that,
+explicitly).  With ``score_range=(lo, hi)`` any numbers in that range are scores, integer or not
+(a 1-10 rating read as a score, not as categories).
+
+>>> import numpy as np
+>>> s = to_scores([[0.5, 1.0, 0.75], [0.0, 0.2, 0.1]])
+>>> s.n.tolist(), s.means.round(3).tolist(), s.within_var().round(4).tolist()
+([3, 3], [0.75, 0.1], [0.0625, 0.01])
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from . import validate as V
+from .counts import Counts
+
+__all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores"]
+
+_LOC_LIMIT = 5
+
+
+class Scores:
+    """Per-question sufficient statistics of bounded scores: trials ``n``, sums ``total``, within-question
+    sums of squared deviations ``sq``, the declared range ``(lo, hi)`` and optional question ``ids``.
+    Read-only; add more trials of the same questions with ``a + b`` (pooled exactly)."""
+
+    is_binary = False
+    is_scores = True
+
+    def __init__(self, n: Any, total: Any, sq: Any, lo: float, hi: float, ids: Any = None):
+        n = np.asarray(n, dtype=np.int64)
+        total = np.asarray(total, dtype=np.float64)
+        sq = np.asarray(sq, dtype=np.float64)
+        if not (n.ndim == 1 and n.shape == total.shape == sq.shape and n.size >= 1):
+            raise ValueError("Scores needs n, total and sq of the same length >= 1")
+        if (n < 1).any():
+            raise ValueError("every question needs at least one observed score (n >= 1)")
+        for a in (n, total, sq):
+            a.setflags(write=False)
+        self.n, self.total, self.sq = n, total, sq
+        self.lo, self.hi = float(lo), float(hi)
+        if ids is not None:
+            ids = np.asarray(ids)
+            if ids.shape != (n.size,):
+                raise ValueError(f"ids has {ids.size} entries for {n.size} questions")
+        self.ids = ids
+        self._cache: dict = {}
+
+    @property
+    def M(self) -> int:
+        return int(self.n.size)
+
+    @property
+    def N(self) -> int:
+        return int(self.n.max())
+
+    @property
+    def ragged(self) -> bool:
+        return bool(self.n.min() != self.n.max())
+
+    @property
+    def means(self) -> np.ndarray:
+        """Per-question mean score (the unbiased estimate of the question's expected score)."""
+        return self.total / self.n
+
+    def within_var(self) -> np.ndarray:
+        """Per question, the unbiased within-question variance ``sq / (n - 1)``; NaN where ``n = 1``."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.n >= 2, self.sq / np.maximum(self.n - 1, 1), np.nan)
+
+    def cache(self) -> dict:
+        return self._cache
+
+    def take(self, index: Any) -> "Scores":
+        index = np.asarray(index)
+        return Scores(self.n[index], self.total[index], self.sq[index], self.lo, self.hi,
+                      None if self.ids is None else self.ids[index])
+
+    def __add__(self, other: "Scores") -> "Scores":
+        """More trials of the same questions: counts, sums and (by the parallel-variance formula of Chan,
+        Golub & LeVeque 1983) the within-question sums of squares pool exactly."""
+        if not isinstance(other, Scores):
+            return NotImplemented
+        if other.M != self.M or (self.lo, self.hi) != (other.lo, other.hi):
+            raise ValueError("Scores add only for the same questions and the same score range")
+        n = self.n + other.n
+        d = other.means - self.means
+        sq = self.sq + other.sq + d**2 * self.n * other.n / n
+        return Scores(n, self.total + other.total, sq, self.lo, self.hi, self.ids)
+
+    def __repr__(self) -> str:
+        N = f"{int(self.n.min())}-{self.N}" if self.ragged else str(self.N)
+        return f"Scores(M={self.M}, N={N}, range=[{self.lo:g}, {self.hi:g}])"
+
+
+def score_range_arg(score_range: Any) -> tuple[float, float] | None:
+    """``score_range`` validated: None, or ``(lo, hi)`` finite with ``lo < hi``."""
+    if score_range is None:
+        return None
+    if isinstance(score_range, (str, bytes)) or not hasattr(score_range, "__len__") or len(score_range) != 2:
+        raise V.InputTypeError(f"score_range must be a pair (lo, hi), got {V.describe(score_range)}")
+    lo, hi = (V.real(x, "score_range") for x in score_range)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"score_range must be finite with lo < hi, got ({lo:g}, {hi:g})")
+    return float(lo), float(hi)
+
+
+def looks_continuous(R: Any) -> bool:
+    """Whether ``R`` (before counting) holds a finite value that is not an integer: then it is scores.
+
+    Counts, lists of rows of mixed lengths and non-numeric inputs are not inspected (False)."""
+    if isinstance(R, (Counts, Scores)):
+        return False
+    if hasattr(R, "to_numpy") and hasattr(R, "columns"):
+        try:
+            R = R.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            return False
+    if isinstance(R, np.ma.MaskedArray):
+        R = np.ma.filled(R.astype(np.float64), 0.0)
+    try:
+        arr = np.asarray(R)
+    except (TypeError, ValueError):  # rows of different lengths
+        arr = None
+    if arr is None or arr.dtype == object:
+        try:
+            return any(_has_fraction(np.asarray(r, dtype=np.float64)) for r in R)
+        except (TypeError, ValueError):
+            return False
+    return arr.dtype.kind == "f" and _has_fraction(arr)
+
+
+def _has_fraction(arr: np.ndarray) -> bool:
+    fin = arr[np.isfinite(arr)]
+    return bool(fin.size and (fin != np.floor(fin)).any())
+
+
+def _where(name: str, index: np.ndarray) -> str:
+    shown = ", ".join(f"{name}[{', '.join(str(int(x)) for x in i)}]" for i in index[:_LOC_LIMIT])
+    more = f" and {len(index) - _LOC_LIMIT} more" if len(index) > _LOC_LIMIT else ""
+    return shown + more
+
+
+def to_scores(R: Any, *, score_range: Any = None, missing: Any = None, mask: Any = None, ragged: bool = False,
+              ids: Any = None, name: str = "R") -> Scores:
+    """Reduce a matrix of scores (questions x trials) to :class:`Scores` in one pass; ``R`` is not modified.
+
+    Parameters
+    ----------
+    R : array-like (M, N), DataFrame (index = question ids), masked array, list of rows, or Scores
+    score_range : ``(lo, hi)``; default ``(0, 1)``.  Every observed score must lie in it.
+    missing, mask, ragged : unobserved trials, as in :func:`bayeseval.to_counts` (NaN is an error unless
+        ``missing=np.nan`` or a mask marks it).
+    """
+    if isinstance(R, Scores):
+        rng = score_range_arg(score_range)
+        if rng is not None and rng != (R.lo, R.hi):
+            raise ValueError(f"{name} holds scores in [{R.lo:g}, {R.hi:g}], but score_range={rng}")
+        return R
+    if isinstance(R, Counts):
+        raise V.InputTypeError(f"{name} is a Counts table of categories; scores need the raw score matrix")
+    lo, hi = score_range_arg(score_range) or (0.0, 1.0)
+    if not isinstance(ragged, (bool, np.bool_)):
+        raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")
+    if hasattr(R, "to_numpy") and hasattr(R, "index") and hasattr(R, "columns"):
+        if ids is None:
+            ids = R.index.to_numpy()
+        if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
+            raise V.InputTypeError(f"{name} must hold numbers; a DataFrame column holds text or objects")
+        R = R.to_numpy(dtype=np.float64, na_value=np.nan)
+    absent = None
+    if ragged:
+        if mask is not None:
+            raise ValueError("mask cannot be combined with ragged=True (absent entries are already missing)")
+        rows = list(R)
+        if not rows:
+            raise ValueError(f"{name} must contain at least one question")
+        width = max((len(r) for r in rows), default=0)
+        arr = np.full((len(rows), width), np.nan)
+        absent = np.ones((len(rows), width), dtype=bool)
+        for i, r in enumerate(rows):
+            try:
+                v = np.asarray(r, dtype=np.float64).ravel()
+            except (TypeError, ValueError):
+                raise V.InputTypeError(f"{name}[{i}] must hold numbers") from None
+            arr[i, : v.size] = v
+            absent[i, : v.size] = False
+    else:
+        if isinstance(R, np.ma.MaskedArray):
+            absent = np.ma.getmaskarray(R).copy()
+            R = R.data
+        try:
+            arr = np.array(R, dtype=np.float64)  # a copy: the caller's data are never touched
+        except (TypeError, ValueError):
+            raise V.InputTypeError(f"{name} must be a numeric matrix of scores (questions x trials)") from None
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+        absent = None if absent is None else absent.reshape(1, -1)
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D matrix (questions x trials), got shape {arr.shape}")
+    if mask is not None:
+        m = np.asarray(mask, dtype=bool)
+        if m.shape != arr.shape:
+            raise ValueError(f"mask has shape {m.shape}, {name} has {arr.shape}")
+        absent = m if absent is None else absent | m
+    nan = np.isnan(arr)
+    if missing is not None:
+        if isinstance(missing, float) and math.isnan(missing):
+            absent = nan if absent is None else absent | nan
+        elif isinstance(missing, numbers.Real) and not isinstance(missing, bool):
+            hit = arr == float(missing)
+            absent = hit if absent is None else absent | hit
+        else:
+            raise V.InputTypeError(f"missing must be a number or np.nan, got {V.describe(missing)}")
+    observed = np.ones(arr.shape, bool) if absent is None else ~absent
+    bad = nan & observed
+    if bad.any():
+        raise ValueError(f"{name} contains NaN at {_where(name, np.argwhere(bad))}; if NaN marks a missing trial, "
+                         "pass missing=np.nan")
+    out = observed & ((arr < lo) | (arr > hi) | np.isinf(arr))
+    if out.any():
+        i = np.argwhere(out)
+        raise ValueError(f"{name} has scores outside score_range [{lo:g}, {hi:g}] at {_where(name, i)} "
+                         f"(e.g. {arr[tuple(i[0])]:g}); pass score_range=(lo, hi) for another range")
+    n = observed.sum(axis=1).astype(np.int64)
+    if (n == 0).any():
+        raise ValueError(f"{name}: question(s) {np.flatnonzero(n == 0)[:_LOC_LIMIT].tolist()} have no observed score")
+    x = np.where(observed, arr, 0.0)
+    total = x.sum(axis=1)
+    dev = np.where(observed, arr - (total / n)[:, None], 0.0)
+    return Scores(n, total, np.einsum("ij,ij->i", dev, dev), lo, hi, ids)
+
+
+def any_scores(inputs: Any, score_range: Any = None) -> bool:
+    """Whether a set of models' inputs are to be read as scores: ``score_range`` given, or any of them
+    already :class:`Scores` or holding a value that is not an integer (then all are scores, so a model
+    whose scores happen to be all 0 or 1 is read the same way as the others)."""
+    return score_range is not None or any(isinstance(x, Scores) or looks_continuous(x) for x in inputs)
+
+
+def to_outcomes(R: Any, w: Any = None, *, missing: Any = None, ragged: bool = False, score_range: Any = None,
+                scores: bool | None = None, name: str = "R") -> "Counts | Scores":
+    """``R`` counted once: :class:`Scores` when it holds scores (``scores=True``, ``score_range`` given, or
+    a value that is not an integer), else :func:`bayeseval.to_counts` categories / 0/1 outcomes."""
+    if scores is None:
+        scores = any_scores([R], score_range)
+    if scores:
+        if w is not None:
+            raise ValueError(f"w (category weights) is for categorical outcomes; {name} holds scores")
+        if isinstance(R, Counts):
+            if not R.is_binary:
+                raise V.InputTypeError(f"{name} is a Counts table of categories; scores need the raw score matrix")
+            lo, hi = score_range_arg(score_range) or (0.0, 1.0)
+            if (lo, hi) != (0.0, 1.0):
+                raise ValueError(f"{name} holds 0/1 outcomes, which are scores in [0, 1], not {score_range}")
+            n, s = R.n, R.successes()
+            return Scores(n, s.astype(np.float64), s * (n - s) / n, lo, hi, R.ids)  # 0/1 trials as scores
+        return to_scores(R, score_range=score_range, missing=missing, ragged=ragged, name=name)
+    from .counts import to_counts
+
+    return to_counts(R, w, missing=missing, ragged=ragged, name=name)
