@@ -18,6 +18,7 @@ from here too, for drop-in use.
 from .results import Estimate, Evaluation, ModelCheckWarning, estimate, evaluate
 from .comparison import Comparison, Plan, Ranking, compare, compare_all, plan
 from .counts import Counts, to_counts
+from .scores import Scores, to_scores
 from .validate import LIMITS, InputTypeError, set_limits
 from .metrics.bulk import all_metrics
 from .metrics.engine import Bernstein
@@ -27,8 +28,8 @@ from .scorio import __all__ as _scorio_all
 __version__ = "0.1.0"
 
 __all__ = [
-    "estimate", "evaluate", "compare", "compare_all", "plan", "load", "to_counts",
-    "Estimate", "Evaluation", "Comparison", "Ranking", "Plan", "Counts",
+    "estimate", "evaluate", "compare", "compare_all", "plan", "load", "to_counts", "to_scores",
+    "Estimate", "Evaluation", "Comparison", "Ranking", "Plan", "Counts", "Scores",
     "all_metrics", "Bernstein", "InputTypeError", "set_limits", "LIMITS", "__version__",
     *_scorio_all,
 ]

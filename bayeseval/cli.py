@@ -107,7 +107,20 @@ def _load(paths, args):
     datasets = _split(getattr(args, "datasets", None), "--datasets")
     if models or datasets:
         data = data.select(models=models, datasets=datasets)
+    if getattr(args, "scores", None) is not None:
+        data = data.as_scores(_score_range(args.scores))
     return data
+
+
+def _score_range(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    try:
+        lo, hi = (float(x) for x in parts)
+    except ValueError:
+        raise UsageError(f"--scores: expected LO,HI (e.g. 0,1 or 1,5), got {text!r}") from None
+    if not lo < hi:
+        raise UsageError(f"--scores: LO must be below HI, got {text!r}")
+    return lo, hi
 
 
 def _write(text: str, args) -> None:
@@ -200,7 +213,8 @@ def _binary_runs(data, what: str):
     binary = [r for r in data if r.weights is None]
     graded = [r.model for r in data if r.weights is not None]
     if graded:
-        _warn(f"{what} compares 0/1 outcomes only; left out graded (categorical) model(s): {', '.join(graded)}")
+        _warn(f"{what} compares 0/1 outcomes or scores; left out graded (categorical) model(s): {', '.join(graded)} "
+              "(--scores LO,HI compares them by their mean score)")
     return binary, not _same_id_types(binary)
 
 
@@ -235,7 +249,7 @@ def _ranking(data, args, metric: str):
 
     binary, str_ids = _binary_runs(data, "rank")
     if len(binary) < 2:
-        raise UsageError("ranking needs at least two models with 0/1 outcomes")
+        raise UsageError("ranking needs at least two models with 0/1 outcomes or scores (--scores LO,HI)")
     models = {r.model: r.counts(str_ids) for r in binary}
     return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
                        resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
@@ -563,6 +577,9 @@ def _add_input(p, many: bool = True) -> None:
     g.add_argument("--single-trial", action="store_true",
                    help="lm-eval: read a per-document value as one trial when repeats > 1 (outcomes were aggregated)")
     g.add_argument("--inspect-scorer", metavar="NAME", help="inspect_ai: the scorer to read")
+    g.add_argument("--scores", nargs="?", const="0,1", default=None, metavar="LO,HI",
+                   help="read the outcomes as continuous scores in [LO, HI] (default 0,1): token F1, BLEU, judge "
+                        "probabilities, grades compared by their mean; metric avg")
 
 
 def _add_stats(p, *, interval: bool = True) -> None:

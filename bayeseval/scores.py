@@ -260,7 +260,7 @@ def any_scores(inputs: Any, score_range: Any = None) -> bool:
 
 
 def to_outcomes(R: Any, w: Any = None, *, missing: Any = None, ragged: bool = False, score_range: Any = None,
-                scores: bool | None = None, name: str = "R") -> "Counts | Scores":
+                scores: bool | None = None, ids: Any = None, name: str = "R") -> "Counts | Scores":
     """``R`` counted once: :class:`Scores` when it holds scores (``scores=True``, ``score_range`` given, or
     a value that is not an integer), else :func:`bayeseval.to_counts` categories / 0/1 outcomes."""
     if scores is None:
@@ -276,7 +276,7 @@ def to_outcomes(R: Any, w: Any = None, *, missing: Any = None, ragged: bool = Fa
                 raise ValueError(f"{name} holds 0/1 outcomes, which are scores in [0, 1], not {score_range}")
             n, s = R.n, R.successes()
             return Scores(n, s.astype(np.float64), s * (n - s) / n, lo, hi, R.ids)  # 0/1 trials as scores
-        return to_scores(R, score_range=score_range, missing=missing, ragged=ragged, name=name)
+        return to_scores(R, score_range=score_range, missing=missing, ragged=ragged, ids=ids, name=name)
     from .counts import to_counts
 
-    return to_counts(R, w, missing=missing, ragged=ragged, name=name)
+    return to_counts(R, w, missing=missing, ragged=ragged, ids=ids, name=name)

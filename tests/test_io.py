@@ -238,7 +238,19 @@ def test_runs_validate_their_content():
     assert Run("d", "m", np.arange(2), [[1], [0]]).ids == (0, 1) and type(Run("d", "m", np.arange(1), [[1]]).ids[0]) is int
 
 
-def test_a_continuous_score_is_refused_not_turned_into_thousands_of_categories():
+def test_a_continuous_score_is_read_as_scores_not_thousands_of_categories():
+    """More than 1001 distinct non-integer values in [0, 1]: a continuous score (Scores, the mean-score model);
+    outside [0, 1] it is still refused, with the hint to bin it (or give its range)."""
+    from bayeseval.scores import Scores
+
     scores = np.linspace(0, 1, 3000)
+    o = from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": scores}))
+    c = o.counts("m")
+    assert isinstance(c, Scores) and o.run("m").scale == (0.0, 1.0) and c.means.mean() == pytest.approx(0.5)
     with pytest.raises(ValueError, match="3000 distinct non-integer scores; a continuous score is not a set of categories"):
-        from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": scores}))
+        from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": 2 * scores}))
+    wide = from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": 2 * scores}),
+                     score_range=(0, 2))
+    assert wide.run("m").scale == (0.0, 2.0)
+    with pytest.raises(ValueError, match=r"row 1500: column 'score': a score of 1.00033 is outside score_range"):
+        from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": 2 * scores}), score_range=(0, 1))

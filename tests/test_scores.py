@@ -103,18 +103,43 @@ def test_benchmark_scope_sd_is_the_estimators_error():
     assert build(same, "avg").moments("benchmark")[1] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_one_trial_takes_the_bhatia_davis_bound():
-    """n = 1: sum_i Var(y_i) <= M (hi - m)(m - lo); with u = (m - lo)/(hi - lo) ~ Beta(1 + S, 1 + F)."""
+def test_one_trial_takes_the_spread_across_questions():
+    """n = 1: the across-question sample variance of the scores (E = Var(mu) + E[sigma^2] >= E[sigma^2]);
+    a single one-trial question takes the Bhatia-Davis bound (hi - m)(m - lo), with u ~ Beta(1 + S, 1 + F)."""
     rng = np.random.default_rng(4)
     R = 10 * rng.random((50, 1))
     post = build(R, "avg", score_range=(0, 10))
-    S = float(R.sum() / 10)
-    a, b = 1 + S, 1 + 50 - S
-    bound = 10 * math.sqrt(a * b / ((a + b) * (a + b + 1)) / 50)
-    assert post.moments("benchmark")[1] == pytest.approx(bound, rel=1e-12)
-    with pytest.warns(be.ModelCheckWarning, match="Bhatia-Davis"):
+    assert post.moments("benchmark")[1] == pytest.approx(math.sqrt(np.var(R, ddof=1) / 50), rel=1e-12)
+    with pytest.warns(be.ModelCheckWarning, match="one trial for some questions"):
         e = be.estimate(R, scope="benchmark", score_range=(0, 10))
     assert e.lo <= R.mean() <= e.hi
+    mixed = [[7.0]] + [list(10 * rng.random(3)) for _ in range(9)]
+    p = build(be.to_scores(mixed, ragged=True, score_range=(0, 10)), "avg")
+    u = 0.7
+    a, b = 1 + u, 1 + 1 - u
+    bound = 100 * a * b / ((a + b) * (a + b + 1))
+    within = sum(np.var(r, ddof=1) / 3 for r in mixed[1:])
+    assert p.error_var() == pytest.approx(bound + within, rel=1e-12)
+
+
+def test_few_varying_questions_widen_the_interval_to_a_t():
+    """Welch-Satterthwaite: df = (sum V_i)^2 / sum V_i^2 / (n_i - 1), V_i = s_i^2 / n_i; the exact interval's
+    half-width is t_{df, 0.975} sd (draws), not 1.96 sd."""
+    rng = np.random.default_rng(15)
+    R = np.repeat(rng.integers(0, 2, (15, 1)).astype(float), 4, axis=1)  # 13 questions always 0 or 1 ...
+    R[0] = [0.2, 0.6, 0.4, 0.9]  # ... two vary
+    R[1] = [0.5, 0.5, 0.7, 0.1]
+    post = build(R, "avg")
+    V = R[:2].var(axis=1, ddof=1) / 4
+    df = V.sum() ** 2 / np.sum(V**2 / 3)
+    total, got = post.error_model()
+    assert total == pytest.approx(V.sum(), rel=1e-12) and got == pytest.approx(df, rel=1e-12)
+    e = be.estimate(R, scope="benchmark", draws=100_000, seed=2)
+    half = (e.hi - e.lo) / 2
+    assert half == pytest.approx(stats.t.ppf(0.975, df) * e.sd, rel=0.03)
+    assert half > 1.2 * 1.96 * e.sd  # df about 4 here: t = 2.45
+    with pytest.warns(be.ModelCheckWarning, match="every question scored the same on each of its trials"):
+        be.estimate(np.repeat(rng.random((10, 1)), 3, axis=1), scope="benchmark")
 
 
 def test_rescaling_the_range_rescales_everything():
@@ -230,3 +255,117 @@ def test_fixed_seed_coverage_on_score_pools(pool):
             hits[scope] += e.lo <= (mu.mean() if scope == "benchmark" else pop) <= e.hi
     for scope, h in hits.items():
         assert 0.91 <= h / 200 <= 0.99, (pool, scope, h)
+
+
+# ----------------------------------------------------------------------------- loaders and the command line
+def test_outcome_sets_of_scores(tmp_path):
+    import pandas as pd
+
+    from bayeseval.io import OutcomeSet, from_long, write_outcomes
+
+    rng = np.random.default_rng(12)
+    A, B = _pool(rng, 30, 3), _pool(rng, 30, 3)
+    o = OutcomeSet.from_arrays({"a": A, "b": B})
+    assert o.run("a").scale == (0.0, 1.0)
+    np.testing.assert_allclose(o.counts("a").means, A.mean(axis=1), rtol=1e-14)
+    assert be.evaluate(o, ["avg"])["a", "avg"].value == pytest.approx(A.mean())
+    with pytest.raises(ValueError, match="holds continuous scores; the compact outcome format stores categories"):
+        write_outcomes(tmp_path / "x.json", o)
+    back = from_long(o.to_frame(), score_range=(0, 1))  # a long table round trip keeps every score
+    np.testing.assert_allclose(back.counts("b").means, B.mean(axis=1), rtol=1e-14)
+    # graded outcomes (categories with weights) as scores: each category becomes its weight, nothing is lost
+    G = rng.integers(1, 6, (25, 4))
+    graded = from_long(pd.DataFrame([{"model": "g", "question": i, "score": int(G[i, j])}
+                                     for i in range(25) for j in range(4)]))
+    assert graded.run("g").weights is not None
+    s = graded.as_scores((1, 5)).counts("g")
+    np.testing.assert_allclose(s.means, G.mean(axis=1), rtol=1e-14)
+    with pytest.raises(ValueError, match=r"scores from 1 to 5 are not all in \[0, 1\]; give the scale"):
+        graded.as_scores()
+
+
+def test_tool_logs_with_continuous_scores(tmp_path):
+    """inspect_ai scores in [0, 1] and lm-eval per-sample numeric fields: read, then as scores."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from bayeseval.io import read_inspect, read_lm_eval
+
+    log = json.loads((Path(__file__).parent / "data" / "inspect" /
+                      "2024-09-02T14-03-11+00-00_gsm8k_Fq4gLhQv7iR5cz8d9WYJxM.json").read_text())
+    rng = np.random.default_rng(13)
+    bad = copy.deepcopy(log)
+    vals = {}
+    for k, smp in enumerate(bad["samples"]):
+        if "scores" in smp:
+            v = round(float(rng.random()), 3)
+            smp["scores"]["match"]["value"] = v
+            vals[(smp["id"], smp["epoch"])] = v
+    path = tmp_path / "judge.json"
+    path.write_text(json.dumps(bad))
+    run = read_inspect(path).as_scores().run("openai/gpt-4o-mini")
+    assert run.scale == (0.0, 1.0)
+    assert np.nansum(run.matrix) == pytest.approx(sum(vals.values()))
+    recs = [{"doc_id": i, "doc": {}, "target": "x", "arguments": {}, "resps": [["a"]], "filtered_resps": ["a"],
+             "filter": "none", "metrics": ["f1"], "f1": v} for i, v in enumerate(rng.random(40).round(4))]
+    lm = tmp_path / "samples_squad_2024-06-01T00-00-00.jsonl"
+    lm.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    o = read_lm_eval(lm, metric="f1").as_scores()
+    e = be.evaluate(o, ["avg"])
+    assert e[0].value == pytest.approx(np.mean([r["f1"] for r in recs]))
+
+
+def test_command_line_scores(tmp_path, capsys):
+    import pandas as pd
+
+    from bayeseval.cli import main
+
+    rng = np.random.default_rng(14)
+    mu = rng.beta(2, 3, 80)
+    rows = []
+    for name, shift in (("base", 0.0), ("new", 0.15)):
+        R = np.clip(rng.normal(mu[:, None] + shift, 0.1, (80, 3)), 0, 1)
+        rows += [{"model": name, "question": f"q{i}", "score": float(R[i, j])} for i in range(80) for j in range(3)]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    assert main(["report", str(path), "--scores", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    import json
+
+    rep = json.loads(out)
+    vals = {r["model"]: r["value"] for r in (rep["estimates"] if isinstance(rep, dict) else rep)}
+    df = pd.DataFrame(rows)
+    assert vals["new"] == pytest.approx(df[df.model == "new"].score.mean(), rel=1e-9)
+    assert main(["compare", "new", "base", "--data", str(path), "--scores"]) == 0
+    assert capsys.readouterr().out.startswith("new is better")
+    assert main(["rank", str(path), "--scores"]) == 0
+    assert main(["plan", str(path), "--scores", "--models", "base"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(path), "--scores", "--metrics", "pass@2"]) == 2
+    assert "pass@2 needs 0/1 outcomes" in capsys.readouterr().err
+    assert main(["report", str(path), "--scores", "2,1"]) == 2
+    assert "--scores: LO must be below HI" in capsys.readouterr().err
+
+
+def test_service_takes_scores():
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service.app import create_app
+
+    rng = np.random.default_rng(16)
+    A = rng.random((30, 3)).round(3)
+    B = (0.8 * rng.random((30, 3))).round(3)
+    with TestClient(create_app()) as c:
+        r = c.post("/v1/metrics", json={"models": {"a": {"scores": A.tolist()}}})
+        assert r.status_code == 200 and r.json()["estimates"][0]["value"] == pytest.approx(A.mean())
+        r = c.post("/v1/compare", json={"a": {"scores": A.tolist()}, "b": {"scores": B.tolist()}})
+        assert r.status_code == 200 and r.json()["mcnemar"] is None
+        assert r.json()["delta"]["mean"] == pytest.approx(be.compare(A, B).delta.mean)
+        assert c.post("/v1/rank", json={"models": {"a": {"scores": A.tolist()}, "b": {"scores": B.tolist()}}}
+                      ).status_code == 200
+        assert c.post("/v1/plan", json={"a": {"scores": (10 * A).tolist(), "range": [0, 10]}}).status_code == 200
+        r = c.post("/v1/metrics", json={"models": {"a": {"scores": [[0.5, 1.5]]}}})
+        assert r.status_code == 422 and "scores[0][1] = 1.5 is outside range [0, 1]" in r.json()["error"]["message"]
+        r = c.post("/v1/metrics", json={"models": {"a": {"scores": A.tolist()}}, "metrics": ["pass@2"]})
+        assert r.status_code == 422 and r.json()["error"]["field"] == "metrics[0]"

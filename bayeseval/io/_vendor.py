@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "same", "int_id", "numeric_items",
+__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "same", "int_id", "numeric_items",
            "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
            "no_duplicate_keys", "stacklevel"]
 
@@ -269,6 +269,18 @@ def categorise(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarr
     ok = ~np.isnan(x)
     cats[ok] = np.searchsorted(levels, x[ok])
     return cats, levels
+
+
+def code_scores(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarray | None, tuple | None]:
+    """Scores (NaN = missing) -> ``(matrix, weights, scale)``: categories as :func:`categorise` codes them, or,
+    for more than 1001 distinct non-integer values all in [0, 1] (token F1, BLEU, a judge's probability), the
+    scores themselves with ``scale = (0, 1)`` -- a continuous score, read by :mod:`bayeseval.posterior.scores`."""
+    x = np.asarray(values, dtype=float)
+    seen = x[~np.isnan(x)]
+    if seen.size and np.isfinite(seen).all() and seen.min() >= 0 and seen.max() <= 1 \
+            and np.unique(seen[seen != np.round(seen)]).size > 1001:
+        return x, None, (0.0, 1.0)
+    return (*categorise(x, where), None)
 
 
 def read_summary_csv(folder: Path, root: Path | None = None) -> dict:

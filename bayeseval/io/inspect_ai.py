@@ -58,7 +58,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import categorise, check_label, check_scores, load_json, show, where_of
+from ._vendor import code_scores, check_label, check_scores, load_json, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_inspect", "parse_inspect_log", "is_inspect_json"]
@@ -201,7 +201,7 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         x = _to_float(value, vat)
         check_scores(x, vat)
         raw[pos[sid], epoch - 1] = x
-    matrix, weights = categorise(raw)
+    matrix, weights, scale = code_scores(raw)
     missing = int(np.isnan(raw).sum())
     notes, set_warnings = [], []
     status = header.get("status")
@@ -219,7 +219,7 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
     version = (ev.get("packages") or {}).get("inspect_ai") if isinstance(ev.get("packages"), dict) else None
     if version:
         meta["version"] = version
-    run = Run(ev["task"], ev["model"], ids, matrix, weights=weights, reported=reported, meta=meta)
+    run = Run(ev["task"], ev["model"], ids, matrix, weights=weights, reported=reported, meta=meta, scale=scale)
     return OutcomeSet([run], source=where, warnings=set_warnings)
 
 

@@ -66,7 +66,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import categorise, check_label, check_scores, iter_jsonl, load_json, show, where_of
+from ._vendor import code_scores, check_label, check_scores, iter_jsonl, load_json, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_lm_eval", "parse_lm_eval_samples", "PREFERRED_METRICS"]
@@ -186,7 +186,7 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
     raw = np.full((len(per_doc), width), np.nan)
     for i, (_, v) in enumerate(per_doc):
         raw[i, : len(v)] = v
-    matrix, weights = categorise(raw)
+    matrix, weights, scale = code_scores(raw)
     notes = []
     if repeats > 1 and width == 1:
         notes.append(f"task ran with repeats={repeats}; read one logged value per document "
@@ -206,7 +206,8 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
                 run_meta[key] = results[key]
     run_meta = {"tool": "lm-eval", "files": [where], "task": task, "metric": metric, "metrics": names,
                 "filter": chosen, "filters": filters, "repeats": repeats, "notes": notes, **run_meta, **(meta or {})}
-    run = Run(task, model, [d for d, _ in per_doc], matrix, weights=weights, reported=reported, meta=run_meta)
+    run = Run(task, model, [d for d, _ in per_doc], matrix, weights=weights, reported=reported, meta=run_meta,
+              scale=scale)
     return OutcomeSet([run], source=where)
 
 
@@ -245,7 +246,7 @@ def _samples_files(path: Path) -> list[Path]:
 def _stack(sets: list[OutcomeSet], where: str) -> OutcomeSet:
     """Runs of one task from several files -> one run whose trials are the files' trials, joined on doc_id."""
     runs = [next(iter(s)) for s in sets]
-    if any(r.weights is not None for r in runs):
+    if any(r.weights is not None or r.scale is not None for r in runs):
         raise ValueError(f"{where}: runs='trials' needs 0/1 outcomes in every file")
     ids = sorted({i for r in runs for i in r.ids})
     pos = {d: k for k, d in enumerate(ids)}

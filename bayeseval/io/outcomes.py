@@ -182,6 +182,9 @@ def write_outcomes(path: str | Path, outcomes: OutcomeSet) -> None:
         if key in models:
             raise ValueError(f"two runs would be stored under the key {key!r} (a model named like "
                              "'<dataset>/<model>'); rename one with OutcomeSet.rename")
+        if run.scale is not None:
+            raise ValueError(f"run {run.dataset}/{run.model} holds continuous scores; the compact outcome format "
+                             "stores categories: write a long table instead (OutcomeSet.to_frame().to_csv(...))")
         if run.weights is not None:
             entry["weights"] = [int(v) if float(v).is_integer() else float(v) for v in run.weights]
         entry["questions"] = list(run.ids)

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from ..counts import Counts, to_counts
+from ..scores import Scores, any_scores, score_range_arg, to_outcomes, to_scores
 
 __all__ = ["Run", "OutcomeSet"]
 
@@ -47,6 +48,9 @@ class Run:
     ``matrix[i, j]`` is trial ``j`` of question ``ids[i]``: a category
     ``0..C`` (``0/1`` for correct/incorrect) or NaN where the trial is missing.
     ``weights[c]`` is the value of category ``c`` (None for binary outcomes).
+    ``scale = (lo, hi)`` marks a run of continuous scores (token F1, a judge's probability): the matrix
+    then holds the scores themselves, every one in ``[lo, hi]``, and :meth:`counts` gives
+    :class:`~bayeseval.scores.Scores`.
     ``reported`` holds the metrics the evaluation tool printed (name -> value,
     in the tool's units); ``meta`` holds provenance (files, version, mode,
     published values).
@@ -59,6 +63,7 @@ class Run:
     weights: np.ndarray | None = None
     reported: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    scale: tuple | None = None
     _counted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -68,7 +73,14 @@ class Run:
         if m.ndim != 2 or m.shape[0] != len(ids):
             raise ValueError(f"{at}: matrix must be 2-D with one row per question id ({len(ids)} ids), got shape {m.shape}")
         seen = m[~np.isnan(m)]
-        if seen.size and (seen.min() < 0 or np.any(seen != np.round(seen)) or not np.isfinite(seen).all()):
+        if self.scale is not None:
+            lo, hi = score_range_arg(self.scale)
+            if self.weights is not None:
+                raise ValueError(f"{at}: a run of scores (scale) has no category weights")
+            if seen.size and (not np.isfinite(seen).all() or seen.min() < lo or seen.max() > hi):
+                raise ValueError(f"{at}: scores must lie in [{lo:g}, {hi:g}] (NaN = missing trial)")
+            object.__setattr__(self, "scale", (lo, hi))
+        elif seen.size and (seen.min() < 0 or np.any(seen != np.round(seen)) or not np.isfinite(seen).all()):
             raise ValueError(f"{at}: outcomes must be categories 0, 1, 2, ... (NaN = missing trial)")
         try:
             if len(set(ids)) != len(ids):
@@ -84,7 +96,7 @@ class Run:
             if seen.size and seen.max() >= w.size:
                 raise ValueError(f"{at}: an outcome is category {int(seen.max())} but there are {w.size} weights")
             object.__setattr__(self, "weights", w)
-        elif seen.size and seen.max() > 1:
+        elif seen.size and seen.max() > 1 and self.scale is None:
             raise ValueError(f"{at}: categories above 1 need weights (the value of each category)")
 
     @property
@@ -96,7 +108,7 @@ class Run:
         """Observed trials per question."""
         return (~np.isnan(self.matrix)).sum(axis=1)
 
-    def counts(self, str_ids: bool = False) -> Counts:
+    def counts(self, str_ids: bool = False) -> Counts | Scores:
         """Per-question counts with the question ids attached (missing trials dropped); ``str_ids``
         turns the ids into strings, so runs from files that spell ids as 7 and "7" pair up.
 
@@ -123,14 +135,38 @@ class Run:
             if keep.size == 0:
                 raise ValueError(f"{self.dataset}/{self.model}: no question has an observed trial")
             matrix, ids = matrix[keep], [ids[i] for i in keep]
-        counts = to_counts(matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
+        if self.scale is not None:
+            counts = to_scores(matrix, score_range=self.scale, missing=np.nan, ids=ids, name=self.model)
+        else:
+            counts = to_counts(matrix, missing=np.nan, ids=ids, categories=K, name=self.model)
         self._counted[key] = (counts, note)
         return counts
+
+    def as_scores(self, score_range: Any = None) -> "Run":
+        """This run as continuous scores in ``score_range`` (default ``(0, 1)``): a category becomes its weight
+        (0/1 outcomes stay 0 and 1), so nothing is lost -- the mean score is the categorical ``avg``."""
+        if self.scale is not None and score_range is None:
+            return self
+        rng = score_range_arg(score_range) or (0.0, 1.0)
+        m = self.matrix
+        if self.weights is not None:
+            ok = ~np.isnan(m)
+            vals = np.full(m.shape, np.nan)
+            vals[ok] = self.weights[m[ok].astype(np.int64)]
+            m = vals
+        seen = m[~np.isnan(m)]
+        if seen.size and (seen.min() < rng[0] or seen.max() > rng[1]):
+            raise ValueError(f"{self.dataset}/{self.model}: scores from {seen.min():g} to {seen.max():g} are not all in "
+                             f"[{rng[0]:g}, {rng[1]:g}]; give the scale of the scores (score_range=(lo, hi), "
+                             "CLI --scores LO,HI)")
+        return replace(self, matrix=m, weights=None, scale=rng)
 
     def __repr__(self) -> str:
         n = self.n
         N = str(int(n[0])) if n.size and n.min() == n.max() else f"{int(n.min())}..{int(n.max())}"
         w = "" if self.weights is None else f", {len(self.weights)} categories"
+        if self.scale is not None:
+            w = f", scores in [{self.scale[0]:g}, {self.scale[1]:g}]"
         return f"<Run {self.dataset}/{self.model}: {self.M} questions x {N} trials{w}>"
 
 
@@ -158,16 +194,20 @@ class OutcomeSet:
     # construction ---------------------------------------------------------
     @classmethod
     def from_arrays(cls, models: dict, *, ids: Any = None, dataset: str = "dataset", weights: Any = None,
-                    missing: Any = None, ragged: bool = False) -> "OutcomeSet":
+                    missing: Any = None, ragged: bool = False, score_range: Any = None) -> "OutcomeSet":
         """``{model: outcome matrix or list of rows}`` -> OutcomeSet (rows = questions, in the same order
-        for every model unless the matrix is a DataFrame, whose index supplies the ids)."""
+        for every model unless the matrix is a DataFrame, whose index supplies the ids).  Scores (a value
+        that is not an integer in any model, or ``score_range``) make every run a run of scores."""
         if not isinstance(models, dict) or not models:
             raise TypeError("models must be a non-empty dict {model name: outcome matrix}")
+        scored = weights is None and any_scores(list(models.values()), score_range)
         runs = []
         for name, R in models.items():
-            c = to_counts(R, missing=missing, ragged=ragged, ids=ids, name=f"models[{name!r}]")
+            c = to_outcomes(R, missing=missing, ragged=ragged, ids=ids, score_range=score_range, scores=scored,
+                            name=f"models[{name!r}]")
             run_ids = list(c.ids) if c.ids is not None else (list(ids) if ids is not None else list(range(c.M)))
-            runs.append(Run(dataset, str(name), run_ids, _matrix_of(R, missing, ragged), weights=weights))
+            runs.append(Run(dataset, str(name), run_ids, _matrix_of(R, missing, ragged), weights=weights,
+                            scale=(c.lo, c.hi) if scored else None))
         return cls(runs)
 
     # access ---------------------------------------------------------------
@@ -234,6 +274,13 @@ class OutcomeSet:
 
     def weights(self, model: str, dataset: str | None = None) -> np.ndarray | None:
         return self.run(model, dataset).weights
+
+    def as_scores(self, score_range: Any = None) -> "OutcomeSet":
+        """Every run as continuous scores in ``score_range`` (default ``(0, 1)``; see :meth:`Run.as_scores`):
+        graded and partial-credit runs can then be compared and ranked by their mean score."""
+        out = OutcomeSet([r.as_scores(score_range) for r in self], source=self.source, license=self.license,
+                         notes=self.notes, warnings=self.warnings)
+        return out
 
     def _keys(self) -> list[str]:
         return [f"{d}/{m}" for d, m in self._runs]

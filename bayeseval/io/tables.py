@@ -54,7 +54,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._vendor import _open_error, categorise, control_char, no_duplicate_keys, show, stacklevel
+from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show, stacklevel
+from ..scores import score_range_arg
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["from_long", "read_long", "read_wide", "read_model_columns", "split_run_ids"]
@@ -83,11 +84,14 @@ class _Rows:
         return f"{self.kind}s {self.number(i)} and {self.number(j)}"
 
 
-def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str]):
-    """Score cells -> (float categories with NaN, weights or None).
+def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str], score_range: Any = None):
+    """Score cells -> (float categories with NaN, weights or None, scale or None).
 
     ``at(k)`` names the place of ``values[k]`` (``"line 7: column 'score'"``); ``column`` names the
-    cells as a whole (messages about all of them).
+    cells as a whole (messages about all of them).  With ``score_range=(lo, hi)`` the cells are
+    continuous scores in that range (returned as they are, scale ``(lo, hi)``); without it, more than
+    1001 distinct non-integer values in [0, 1] are scores in [0, 1] too (a set that large is no set of
+    categories).
     """
     import pandas as pd
 
@@ -108,13 +112,22 @@ def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str
     if np.isinf(x).any():
         i = int(np.flatnonzero(np.isinf(x))[0])
         raise ValueError(f"{where}: {at(i)} is infinite")
+    if score_range is not None:
+        lo, hi = score_range_arg(score_range)
+        out = (x < lo) | (x > hi)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise ValueError(f"{where}: {at(i)}: a score of {x[i]:g} is outside score_range [{lo:g}, {hi:g}]")
+        if np.isnan(x).all():
+            raise ValueError(f"{where}: {column} has no scores")
+        return x, None, (lo, hi)
     if (x < 0).any():
         i = int(np.flatnonzero(x < 0)[0])
         raise ValueError(f"{where}: {at(i)}: a score of {x[i]:g} is below 0; scores are 0/1, true/false, grades "
                          "0..C or partial credit >= 0 (leave the cell empty for a missing trial)")
     if np.isnan(x).all():
         raise ValueError(f"{where}: {column} has no scores")
-    return categorise(x, f"{where}: {column}")
+    return code_scores(x, f"{where}: {column}")
 
 
 def _plain(v: Any) -> Any:
@@ -124,22 +137,25 @@ def _plain(v: Any) -> Any:
 
 def from_long(table: Any, *, model: str | None = "model", question: str = "question", trial: str | None = "trial",
               score: str = "score", dataset: str | None = "dataset", default_model: str = "model",
-              default_dataset: str = "dataset", where: str = "table") -> OutcomeSet:
+              default_dataset: str = "dataset", where: str = "table", score_range: Any = None) -> OutcomeSet:
     """A long table (pandas DataFrame or list of dicts, one row per trial) -> :class:`OutcomeSet`.
 
     ``model``, ``question``, ``trial``, ``score``, ``dataset`` name the columns;
     ``trial`` and ``dataset`` are used when present (pass None to ignore them), and
     ``model=None`` treats the whole table as one model called ``default_model``.
-    Scores are coded per run (see the module docstring); the input is not modified.
+    Scores are coded per run (see the module docstring); ``score_range=(lo, hi)`` reads them as continuous
+    scores in that range (:class:`~bayeseval.scores.Scores`); the input is not modified.
     Errors name ``where`` and the row (0-based position) and column.
     """
     return _from_long(table, _Rows(), model=model, question=question, trial=trial, score=score, dataset=dataset,
-                      default_model=default_model, default_dataset=default_dataset, where=where)
+                      default_model=default_model, default_dataset=default_dataset, where=where,
+                      score_range=score_range)
 
 
 def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", question: str = "question",
                trial: str | None = "trial", score: str = "score", dataset: str | None = "dataset",
-               default_model: str = "model", default_dataset: str = "dataset", where: str = "table") -> OutcomeSet:
+               default_model: str = "model", default_dataset: str = "dataset", where: str = "table",
+               score_range: Any = None) -> OutcomeSet:
     import pandas as pd
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame.from_records(list(table))
@@ -191,12 +207,12 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
             second = np.flatnonzero(dup & (flat == flat[first]))[1]
             raise ValueError(f"{at}: {rows_of.two(int(rows[first]), int(rows[second]))} are the same question "
                              f"{_plain(sub['question'].iloc[first])!r} and trial; each trial must appear once")
-        cats, weights = _scores(df[score].iloc[rows].to_numpy(), where, f"column {score!r}",
-                                lambda k: f"{rows_of(int(rows[k]))}: column {score!r}")
+        cats, weights, scale = _scores(df[score].iloc[rows].to_numpy(), where, f"column {score!r}",
+                                       lambda k: f"{rows_of(int(rows[k]))}: column {score!r}", score_range)
         matrix = np.full((len(qids), int(tcodes.max()) + 1), np.nan)
         matrix[qcodes, tcodes] = cats
         ids = [_plain(v) for v in qids]
-        runs.append(Run(ds, mdl, ids, matrix, weights=weights, meta={"source": where}))
+        runs.append(Run(ds, mdl, ids, matrix, weights=weights, meta={"source": where}, scale=scale))
     return OutcomeSet(runs)
 
 
@@ -489,11 +505,11 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     body = df.drop(columns=[qcol])
     width = body.shape[1]
     flat = body.astype(object).to_numpy().ravel()
-    cats, weights = _scores(flat, where, "the trial cells",
-                            lambda k: f"{rows_of(k // width)}: column {str(body.columns[k % width])!r}")
+    cats, weights, scale = _scores(flat, where, "the trial cells",
+                                   lambda k: f"{rows_of(k // width)}: column {str(body.columns[k % width])!r}")
     matrix = cats.reshape(body.shape)
     out = OutcomeSet([Run(dataset, name, [_plain(v) for v in ids], matrix, weights=weights,
-                          meta={"source": str(path)})])
+                          meta={"source": str(path)}, scale=scale)])
     return _warn(out, notes)
 
 
@@ -579,8 +595,8 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
         name = str(m)
         if control_char(name) is not None:
             raise ValueError(f"{path}: the model column name {name!r} contains a control character")
-        cats, weights = _scores(df[m].to_numpy(dtype=object), where, f"column {name!r}",
-                                lambda k, name=name: f"{rows_of(k)}: column {name!r}")
+        cats, weights, scale = _scores(df[m].to_numpy(dtype=object), where, f"column {name!r}",
+                                       lambda k, name=name: f"{rows_of(k)}: column {name!r}")
         matrix = np.full((M, N), np.nan)
         for k, (q, r) in enumerate(zip(qs, runs)):
             matrix[qpos[q], rpos[r]] = cats[k]
@@ -588,7 +604,7 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
         if not keep.any():
             continue
         out_runs.append(Run(dataset, name, [q for q, k in zip(order, keep) if k], matrix[keep], weights=weights,
-                            meta={"source": str(path), "layout": "model-columns"}))
+                            meta={"source": str(path), "layout": "model-columns"}, scale=scale))
     if not out_runs:
         raise ValueError(f"{path}: every model column is empty")
     notes.append(f"{path}: read with models in columns: {len(out_runs)} models, {M} questions, "

@@ -14,14 +14,15 @@ shape is assumed for the scores or the pool; both scopes are centred at the unbi
 * **Benchmark scope**: ``theta_B = ybar - e``, ``e = (1/M) sum_i e_i`` the estimator's error, independent
   across questions with ``Var(e_i) = sigma_i^2 / n_i``.  ``sum_i sigma_i^2 / n_i`` is estimated without
   bias by ``sum_i s_i^2 / n_i`` over questions with ``n_i >= 2`` (``s_i^2`` the within-question sample
-  variance).  One trial cannot show ``sigma_i^2``; those questions take the Bhatia-Davis bound
-  ``sigma^2 <= (hi - mu)(mu - lo)``, summed by concavity as ``M_1 (hi - mbar)(mbar - lo)``, ``mbar`` the
-  group's mean score (with ``u = (mbar - lo)/(hi - lo) ~ Beta(1 + S_1, 1 + F_1)``, its fractional
-  successes and failures): conservative whatever the scores.  The interval is the normal limit over
-  questions (the sum of ``M`` independent bounded errors), clipped to the range; the result says so.
+  variance).  One trial cannot show ``sigma_i^2``; those questions take the across-question sample
+  variance of their scores (which estimates ``Var(mu) + E[sigma^2]``, so it is conservative on average;
+  the Bhatia-Davis bound ``sigma^2 <= (hi - mu)(mu - lo)`` when a single question has one trial).  The
+  interval is a t interval over questions with Welch-Satterthwaite degrees of freedom (few questions
+  whose scores vary give few degrees of freedom and a wider interval), clipped to the range.
 
 References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), Ann. Stat. 9(1); Bhatia & Davis (2000),
-Amer. Math. Monthly 107(4) (variance of a bounded variable); Miller (2024), arXiv:2411.00640.
+Amer. Math. Monthly 107(4) (variance of a bounded variable); Satterthwaite (1946), Biometrics Bull. 2(6);
+Miller (2024), arXiv:2411.00640.  Coverage: ``benchmarks/results_coverage_scores.md``.
 
 >>> import numpy as np
 >>> from bayeseval.scores import to_scores
@@ -78,18 +79,37 @@ class ScorePosterior(Posterior):
         return np.array([(lo + hi) / 2.0]), np.array([[(lo * lo + lo * hi + hi * hi) / 3.0]])
 
     def error_var(self) -> float:
-        """``sum_i Var(e_i)``: unbiased ``s_i^2 / n_i`` where ``n_i >= 2``, the Bhatia-Davis bound for the
-        questions with one trial (module docstring)."""
+        """``sum_i Var(e_i)`` (module docstring); see :meth:`error_model`."""
+        return self.error_model()[0]
+
+    def error_model(self) -> tuple[float, float]:
+        """``(sum_i Var(e_i), degrees of freedom)``.  Questions with ``n_i >= 2``: ``s_i^2 / n_i``, unbiased,
+        ``n_i - 1`` degrees of freedom each.  Questions with one trial: their spread cannot be split into
+        within- and between-question parts, so they take the across-question sample variance of their scores,
+        ``M_1 s_1^2`` (it estimates ``Var(mu) + E[sigma^2] >= E[sigma^2]``: conservative on average; ``M_1 - 1``
+        degrees of freedom), or the Bhatia-Davis bound when only one question has one trial.  The degrees of
+        freedom of the sum are Welch-Satterthwaite's, ``(sum_j V_j)^2 / sum_j V_j^2 / d_j``: with few
+        questions whose scores vary, the interval uses a t quantile with that many degrees of freedom instead
+        of the normal one (otherwise it covers 76-91% when one or two questions vary, M = 15-30)."""
         c = self.counts
         many = c.n >= 2
-        total = float(np.sum(c.within_var()[many] / c.n[many]))
+        parts = c.within_var()[many] / c.n[many]
+        total = float(parts.sum())
+        denom = float(np.sum(parts**2 / (c.n[many] - 1)))
         one = ~many
-        if one.any():
+        M1 = int(one.sum())
+        if M1 >= 2:
+            y = c.total[one]
+            v = M1 * float(np.var(y, ddof=1))
+            total += v
+            denom += v * v / (M1 - 1)
+        elif M1 == 1:
             lo, hi = self.range
             S = float(np.sum((c.total[one] - lo) / (hi - lo)))
-            a, b = 1.0 + S, 1.0 + float(one.sum()) - S
-            total += float(one.sum()) * (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))
-        return total
+            a, b = 1.0 + S, 1.0 + 1.0 - S
+            total += (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))  # known bound: no degrees of freedom lost
+        df = total * total / denom if denom > 0 else math.inf
+        return total, df
 
     def _moments(self, scope: str) -> tuple[float, float]:
         if scope == "population":
@@ -104,11 +124,23 @@ class ScorePosterior(Posterior):
             y = lo + (hi - lo) * rng.random((n, 1))
             return dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION)[:, 0]
         mean, sd = self._moments("benchmark")
-        return np.clip(mean + sd * rng.standard_normal(n), lo, hi)
+        df = self.error_model()[1]
+        z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
+        return np.clip(mean + sd * z, lo, hi)
 
     def _model_checks(self, scope: str) -> list[str]:
         out = []
-        if scope == "benchmark" and int(self.counts.n.min()) == 1:
+        if scope != "benchmark":
+            return out
+        c = self.counts
+        if int(c.n.min()) == 1:
             out.append("one trial for some questions: how much their scores vary cannot be learnt from one trial, "
-                       "so the benchmark-scope interval takes the widest case (Bhatia-Davis bound): conservative")
+                       "so those questions take the spread of their scores across questions as their error "
+                       "(conservative on average)")
+        many = c.n >= 2
+        tiny = c.n[many] * (1e-9 * (self.range[1] - self.range[0])) ** 2  # rounding of equal scores
+        if many.any() and not np.any(c.sq[many] > tiny):
+            out.append("every question scored the same on each of its trials, so the benchmark-scope interval has "
+                       "no width from them: it holds only if each question's score is fixed (deterministic "
+                       "decoding); the population scope does not rest on that")
         return out

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Strict, StringConstraints, Tag,
                       TypeAdapter, field_validator, model_validator)
 
-__all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
+__all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
            "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest",
            "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
            "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
@@ -156,29 +156,69 @@ class CountOutcomes(_Outcomes):
     matrix = property(lambda self: None, doc="None (this is a count table)")
 
 
+Score = Annotated[float, Strict(), Field(ge=-LIMITS["magnitude"], le=LIMITS["magnitude"], allow_inf_nan=False)]
+ScoreRow = Annotated[list[Union[Score, None]], Field(min_length=1, max_length=LIMITS["trials"])]
+
+
+class ScoreOutcomes(_Outcomes):
+    """One model's continuous scores (token F1, BLEU, a judge's probability): metric ``avg``, the mean score."""
+
+    scores: Annotated[list[ScoreRow], Field(min_length=1, max_length=LIMITS["questions"])] = Field(
+        description="rows = questions, columns = trials; each a score in 'range'; null = missing trial; rows "
+                    "may differ in length", examples=[[[0.8, 0.65, 1.0], [0.0, 0.25, None]]])
+    range: Annotated[list[Bounded], Field(min_length=2, max_length=2)] = Field(
+        default_factory=lambda: [0.0, 1.0], description="[lo, hi]: the scale of the scores (default [0, 1])")
+
+    @model_validator(mode="after")
+    def _in_range(self):
+        lo, hi = self.range
+        if not lo < hi:
+            raise ValueError(f"range must be [lo, hi] with lo < hi, got {self.range}")
+        if self.weights is not None:
+            raise ValueError("weights are for graded outcomes ('matrix'); scores are used as they are")
+        for i, row in enumerate(self.scores):
+            for j, v in enumerate(row):
+                if v is not None and not lo <= v <= hi:
+                    raise ValueError(f"scores[{i}][{j}] = {v:g} is outside range [{lo:g}, {hi:g}]")
+        return self
+
+    @property
+    def rows(self) -> list:
+        return self.scores
+
+    matrix = property(lambda self: None, doc="None (these are scores)")
+    counts = property(lambda self: None, doc="None (these are scores)")
+
+
 def _outcomes_kind(value: Any) -> str | None:
     if isinstance(value, dict):
+        if "scores" in value and "matrix" not in value and "counts" not in value:
+            return "ScoreOutcomes"
         return "CountOutcomes" if "counts" in value and "matrix" not in value else "MatrixOutcomes"
     return type(value).__name__ if isinstance(value, _Outcomes) else None
 
 
-#: One model's outcomes: ``{"matrix": [...]}`` or ``{"counts": [...]}``, with optional ``ids`` and ``weights``.
+#: One model's outcomes: ``{"matrix": [...]}``, ``{"counts": [...]}`` or ``{"scores": [...], "range": [lo, hi]}``,
+#: with optional ``ids`` (and ``weights`` for graded matrices / count tables).
 Outcomes = Annotated[
-    Union[Annotated[MatrixOutcomes, Tag("MatrixOutcomes")], Annotated[CountOutcomes, Tag("CountOutcomes")]],
+    Union[Annotated[MatrixOutcomes, Tag("MatrixOutcomes")], Annotated[CountOutcomes, Tag("CountOutcomes")],
+          Annotated[ScoreOutcomes, Tag("ScoreOutcomes")]],
     Discriminator(_outcomes_kind, custom_error_type="outcomes_type",
-                  custom_error_message="outcomes must be an object with 'matrix' (outcome rows) or 'counts' "
-                                       "(a count table)"),
+                  custom_error_message="outcomes must be an object with 'matrix' (outcome rows), 'counts' "
+                                       "(a count table) or 'scores' (continuous scores)"),
 ]
 _OUTCOMES = TypeAdapter(Outcomes)
 
 
-def outcomes(value: Any) -> MatrixOutcomes | CountOutcomes:
+def outcomes(value: Any) -> MatrixOutcomes | CountOutcomes | ScoreOutcomes:
     """Validate one model's outcomes (a dict as in the request body).
 
     >>> outcomes({"matrix": [[1, 0, None], [1, 1]]}).cells
     5
     >>> outcomes({"counts": [[2, 3], [1, 4]], "ids": ["q1", "q2"]}).M
     2
+    >>> outcomes({"scores": [[0.5, 0.75], [1.0]], "range": [0, 1]}).cells
+    3
     """
     return _OUTCOMES.validate_python(value)
 

@@ -123,8 +123,19 @@ def _array(o: Outcomes) -> np.ndarray:
         return np.array([r + [None] * (width - len(r)) for r in o.matrix], dtype=np.float64)
 
 
+def _scores(o: Outcomes, field: str):
+    """Scores (with ids) of a model given as ``{"scores": ..., "range": [lo, hi]}``."""
+    width = max(len(r) for r in o.scores)
+    arr = np.array([r + [None] * (width - len(r)) for r in o.scores], dtype=np.float64)
+    with _field(field, {}):
+        return B.to_scores(arr, score_range=tuple(o.range), missing=np.nan, ids=o.ids, name=field)
+
+
 def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
-    """Counts (with ids and weights) of one model's outcomes; ``binary``: refuse categories, naming this use."""
+    """Counts (with ids and weights) of one model's outcomes; ``binary``: refuse categories, naming this use.
+    Scores come back as :class:`bayeseval.scores.Scores` (every endpoint takes them, metric avg)."""
+    if getattr(o, "scores", None) is not None:
+        return _scores(o, field)
     try:
         with _field(field, {}):
             if o.counts is not None:
@@ -147,7 +158,7 @@ def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
 def _trial_input(o: Outcomes, field: str, what: str) -> Any:
     """What compare/plan receive: the matrix in trial order (a DataFrame when ids are given), or Counts."""
     c = _counts(o, field, binary=what)
-    if o.counts is not None:
+    if o.counts is not None or getattr(o, "scores", None) is not None:
         return c
     arr = _array(o)
     if o.ids is None:
