@@ -112,14 +112,14 @@ def _load(paths, args):
     return data
 
 
-def _score_range(text: str) -> tuple[float, float]:
+def _score_range(text: str, flag: str = "--scores") -> tuple[float, float]:
     parts = text.split(",")
     try:
         lo, hi = (float(x) for x in parts)
     except ValueError:
-        raise UsageError(f"--scores: expected LO,HI (e.g. 0,1 or 1,5), got {text!r}") from None
+        raise UsageError(f"{flag}: expected LO,HI (e.g. 0,1 or 1,5), got {text!r}") from None
     if not lo < hi:
-        raise UsageError(f"--scores: LO must be below HI, got {text!r}")
+        raise UsageError(f"{flag}: LO must be below HI, got {text!r}")
     return lo, hi
 
 
@@ -471,6 +471,47 @@ def cmd_classify(args) -> int:
     return 0
 
 
+def cmd_rubric(args) -> int:
+    """Rubric ratings (one row per item, system, judge; one column per dimension): estimates per dimension,
+    constraint pass rates, correlations and judge agreement; with --a / --b, the two compared per dimension."""
+    from .pairwise.data import read_records
+    from .rubric import compare_rubric, rubric
+
+    _check_output(args.output)
+    _check_output(args.plot)
+    _check_image(args.plot)
+    if args.a is not None and (args.format in ("markdown", "latex") or args.plot):
+        raise UsageError("--format markdown / latex and --plot show the per-system estimates (without --a / --b)")
+    path = str(args.path)
+    df = read_records(path, "rubric table")
+    scale = _score_range(args.scale, "--scale")
+    cols = dict(item=args.item, system=args.system, judge=args.judge, dimensions=args.dimensions, scale=scale)
+    if (args.a is None) != (args.b is None):
+        raise UsageError("--a and --b go together (the two systems to compare)")
+    try:
+        if args.a is not None:
+            res = compare_rubric(df, args.a, args.b, constraints=args.require, scope=args.scope, level=args.level,
+                                 seed=args.seed, **cols)
+        else:
+            res = rubric(df, constraints=args.require, scope=args.scope, level=args.level, seed=args.seed,
+                         measurement=args.measurement, **cols)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    if args.format in ("markdown", "latex"):
+        from .report import tables
+
+        text = tables.render(res.to_evaluation(), args.format, percent=False, digits=args.digits)
+    else:
+        text = json.dumps(res.to_dict(), indent=1, default=float) if args.format == "json" else res.summary()
+    _write(text, args)
+    if args.plot:
+        from .report import plots
+
+        plots.forest(res.to_evaluation(), save=args.plot)
+        print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
 def cmd_plot_coverage(args) -> int:
     from .report import coverage_plot, read_coverage_results
 
@@ -760,6 +801,32 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--level", type=_level, default=0.95)
     _add_output(cl, ("text", "json"))
     cl.set_defaults(func=cmd_classify)
+
+    rb = _sub(sub, "rubric", "rubric ratings on several dimensions: estimates, pass rules, judge agreement",
+              "Per system and dimension the mean rating with a credible interval (items are questions, the judges' "
+              "ratings their trials), the share of ratings that pass --require, the dimensions' Spearman "
+              "correlation and Krippendorff's alpha of the judges, each with an interval; with --a and --b, the two "
+              "systems compared per dimension (Holm-adjusted).",
+              "  bayeseval rubric ratings.csv --item doc_id --system model_id --judge annotator --scale 1,5\n"
+              "  bayeseval rubric ratings.csv --require 'consistency>=4,fluency>=4' --a M22 --b M23")
+    rb.add_argument("path", metavar="PATH", help="a table (.csv, .json, .jsonl), one row per (item, system, judge)")
+    rb.add_argument("--item", default="item", help="item column (default item)")
+    rb.add_argument("--system", default="system", help="system column (default system)")
+    rb.add_argument("--judge", default="judge", help="judge column (default judge)")
+    rb.add_argument("--dimensions", help="comma-separated rating columns (default: every other numeric column)")
+    rb.add_argument("--scale", default="1,5", metavar="LO,HI", help="the rating scale (default 1,5)")
+    rb.add_argument("--require", metavar="RULES", help="pass rule, e.g. 'faithfulness>=4,relevance>=3'")
+    rb.add_argument("--measurement", choices=("ordinal", "interval", "nominal", "ratio"), default="ordinal",
+                    help="Krippendorff's alpha: level of measurement (default ordinal)")
+    rb.add_argument("--a", help="compare this system ...")
+    rb.add_argument("--b", help="... with this one, per dimension")
+    rb.add_argument("--scope", choices=("population", "benchmark"), default="population")
+    rb.add_argument("--level", type=_level, default=0.95)
+    rb.add_argument("--seed", type=int, default=None)
+    rb.add_argument("--digits", type=int, default=None, help="markdown / latex: decimals (default 3)")
+    rb.add_argument("--plot", metavar="FILE", help="save a forest plot, one panel per dimension (png/pdf/svg)")
+    _add_output(rb, ("text", "json", "markdown", "latex"))
+    rb.set_defaults(func=cmd_rubric)
 
     demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
                 "Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "

@@ -684,3 +684,52 @@ def test_pairwise_label_cap():
         error_of(r, 422, "labels", "too_many_cells")
         assert "11 labels are over the cap of 10" in r.json()["error"]["message"]
         assert c.post("/v1/pairwise", json={"labels": labels[:10]}).status_code == 200
+
+
+# ----------------------------------------------------------------------------- /v1/rubric
+def _summeval_ratings(systems=("M22", "M23"), docs=30):
+    import pandas as pd
+
+    d = pd.read_csv(Path(__file__).resolve().parents[1] / "examples" / "data" / "summeval_annotations.csv")
+    d = d[(d.annotator_type == "expert") & d.model_id.isin(systems)]
+    d = d[d.doc_id.isin(sorted(set(d.doc_id))[:docs])]
+    dims = ["coherence", "consistency", "fluency", "relevance"]
+    return d, [{"item": r.doc_id, "system": r.model_id, "judge": r.annotator,
+                "ratings": {k: int(getattr(r, k)) for k in dims}} for r in d.itertuples()]
+
+
+def test_rubric_equals_the_library(client):
+    from bayeseval.rubric import compare_rubric, rubric
+
+    d, ratings = _summeval_ratings()
+    cols = dict(item="doc_id", system="model_id", judge="annotator",
+                dimensions=["coherence", "consistency", "fluency", "relevance"], scale=(1, 5))
+    r = client.post("/v1/rubric", json={"ratings": ratings, "constraints": {"consistency": 4}})
+    assert r.status_code == 200
+    lib = rubric(d, constraints={"consistency": 4}, **cols)
+    got = {(e["system"], e["dimension"]): e for e in r.json()["estimates"]}
+    for (s, dim), e in lib.estimates.items():
+        assert got[s, dim]["value"] == pytest.approx(e.value, rel=1e-12)
+        assert (got[s, dim]["lo"], got[s, dim]["hi"]) == pytest.approx((e.lo, e.hi), rel=1e-12)
+    assert r.json()["agreement"]["coherence"]["alpha"] == pytest.approx(lib.agreement["coherence"].alpha, rel=1e-12)
+    r = client.post("/v1/rubric", json={"ratings": ratings, "a": "M22", "b": "M23"})
+    assert r.status_code == 200
+    want = compare_rubric(d, "M22", "M23", **cols)
+    assert [x["p_holm"] for x in r.json()["dimensions"]] == pytest.approx([x["p_holm"] for x in want.rows])
+
+
+@pytest.mark.parametrize("change, field, text", [
+    (lambda b: {**b, "a": "M22"}, None, "give both a and b"),
+    (lambda b: {**b, "scale": [1, 3]}, "ratings[", "is outside scale [1, 3]"),
+    (lambda b: {**b, "a": "M22", "b": "zz"}, "a", "no system 'zz'"),
+    (lambda b: {**b, "constraints": {"length": 3}}, "constraints", "'length' is not a dimension"),
+    (lambda b: {**b, "ratings": b["ratings"][:1] + [{**b["ratings"][1], "ratings": {"coherence": 3}}]},
+     None, "every rating must name the same dimensions"),
+])
+def test_rubric_bad_input_is_422_naming_the_field(client, change, field, text):
+    _, ratings = _summeval_ratings(docs=5)
+    r = client.post("/v1/rubric", json=change({"ratings": ratings}))
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert text in err["message"], err
+    assert err["field"] is None if field is None else err["field"].startswith(field), err  # None: the body

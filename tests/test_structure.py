@@ -27,7 +27,7 @@ LAYERS = [
     ("priors", ["bayeseval.priors"]),
     ("posterior", ["bayeseval.posterior"]),
     ("results", ["bayeseval.results"]),
-    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise", "bayeseval.classification"]),
+    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise", "bayeseval.classification", "bayeseval.rubric"]),
     ("mcmc", ["bayeseval.mcmc"]),
     ("io", ["bayeseval.io"]),
     ("report", ["bayeseval.report"]),

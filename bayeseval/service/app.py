@@ -7,6 +7,8 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 * ``POST /v1/rank``      every pair compared, adjusted p-values, rank probabilities;
 * ``POST /v1/plan``      variance components of a pilot and the implied study size;
 * ``POST /v1/pairwise``  pairwise preferences: win rate of one pair, or Bradley-Terry / Davidson strengths;
+* ``POST /v1/rubric``    rubric ratings on several dimensions: estimates, pass rules, correlations, judge
+  agreement; or two systems compared per dimension;
 * ``POST /v1/aisbench``  an AISBench work dir as a zip (multipart field ``file``) -> report with the
   replica-grouping bug corrected;
 * ``GET /v1/catalog``    metrics, parameters, scopes, intervals, priors and limits;
@@ -14,7 +16,7 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 
 >>> app = create_app(Settings(workers=0))
 >>> sorted(p for p in app.openapi()["paths"] if p.startswith("/v1"))
-['/v1/aisbench', '/v1/catalog', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan', '/v1/rank']
+['/v1/aisbench', '/v1/catalog', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan', '/v1/rank', '/v1/rubric']
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .catalog import catalog
 from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
 from .limits import ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
-                      HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse,
+                      HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest,
                       RankRequest, RankResponse, Scope)
 from .settings import Settings
 from .workers import ComputePool
@@ -182,6 +184,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ServiceError(422, "too_many_cells", "labels", f"{req.cells:,} labels are over the cap of {cap:,} "
                                                                  "(BAYESEVAL_MAX_CELLS)")
         return await _computed(pool, tasks.pairwise, req)
+
+    @v1.post("/rubric", response_model=None,
+             summary="Rubric ratings: per-dimension estimates, pass rules, judge agreement; or two systems compared")
+    async def rubric(req: RubricRequest):
+        if req.cells > cap:
+            raise ServiceError(422, "too_many_cells", "ratings", f"{req.cells:,} ratings are over the cap of {cap:,} "
+                                                                  "(BAYESEVAL_MAX_CELLS)")
+        return await _computed(pool, tasks.rubric, req)
 
     @v1.post("/aisbench", response_model=None, responses={200: {"model": AISBenchResponse}},
              summary="AISBench work dir (zip) -> metrics with intervals, grouping bug corrected")

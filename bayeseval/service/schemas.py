@@ -21,7 +21,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       TypeAdapter, field_validator, model_validator)
 
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
-           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest",
+           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest", "RubricRequest",
            "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
            "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
 
@@ -366,6 +366,51 @@ class PairwiseRequest(_Body):
     @property
     def cells(self) -> int:
         return len(self.labels)
+
+
+class RubricRating(_Body):
+    """One judge's ratings of one system's output on one item: ``ratings`` maps a dimension to a number (null =
+    not rated)."""
+
+    item: QuestionId
+    system: Name
+    judge: Name
+    ratings: Annotated[dict[Name, Optional[Bounded]], Field(min_length=1, max_length=64)]
+
+
+class RubricRequest(_Body):
+    """Rubric ratings on several dimensions; with ``a`` and ``b``: those two systems compared per dimension."""
+
+    ratings: Annotated[list[RubricRating], Field(min_length=1, max_length=LIMITS["pairwise_labels"])]
+    scale: Annotated[list[Bounded], Field(min_length=2, max_length=2)] = Field(
+        default_factory=lambda: [1.0, 5.0], description="[lo, hi]: the rating scale")
+    constraints: Optional[dict[Name, Bounded]] = Field(
+        None, description="pass rule {dimension: minimum}: the share of ratings meeting every minimum is reported")
+    a: Optional[Name] = Field(None, description="compare this system ...")
+    b: Optional[Name] = Field(None, description="... with this one, per dimension (Holm-adjusted)")
+    measurement: Literal["ordinal", "interval", "nominal", "ratio"] = "ordinal"
+    scope: Scope = "population"
+    level: Probability = 0.95
+    resamples: Resamples = 2000
+    seed: Seed | None = None
+
+    @model_validator(mode="after")
+    def _checks(self):
+        if (self.a is None) != (self.b is None):
+            raise ValueError("give both a and b to compare two systems, or neither")
+        if not self.scale[0] < self.scale[1]:
+            raise ValueError(f"scale must be [lo, hi] with lo < hi, got {self.scale}")
+        dims = {tuple(sorted(r.ratings)) for r in self.ratings}
+        if len(dims) > 1:
+            first = sorted(self.ratings[0].ratings)
+            i = next(k for k, r in enumerate(self.ratings) if sorted(r.ratings) != first)
+            raise ValueError(f"ratings[{i}] rates {sorted(self.ratings[i].ratings)}, ratings[0] rates {first}: every "
+                             "rating must name the same dimensions (null for one not rated)")
+        return self
+
+    @property
+    def cells(self) -> int:
+        return len(self.ratings) * len(self.ratings[0].ratings)
 
 
 class PlanRequest(_Body):

@@ -30,9 +30,10 @@ import bayeseval as B
 
 from .errors import ServiceError, library_field
 from .limits import safe_extract
-from .schemas import CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, metric_args
+from .schemas import (CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
+                      metric_args)
 
-__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "aisbench", "clean"]
+__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "aisbench", "clean"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
            "alpha", "power", "delta", "test")
@@ -266,6 +267,33 @@ def pairwise(req: PairwiseRequest) -> dict:
         raise ServiceError(422, "validation_error", field, msg) from None
     out = res.to_dict()
     return clean({**out, "warnings": list(out.get("warnings", [])) + [w for w in warns if w not in out.get("warnings", [])]})
+
+
+def rubric(req: RubricRequest) -> dict:
+    """``POST /v1/rubric``: :func:`bayeseval.rubric.rubric`, or :func:`~bayeseval.rubric.compare_rubric` of
+    ``a`` and ``b``."""
+    import pandas as pd
+
+    from ..rubric import compare_rubric, rubric as rubric_
+
+    dims = sorted(req.ratings[0].ratings)
+    table = pd.DataFrame({"item": [r.item for r in req.ratings], "system": [r.system for r in req.ratings],
+                          "judge": [r.judge for r in req.ratings],
+                          **{d: [r.ratings[d] for r in req.ratings] for d in dims}})
+    kw = dict(dimensions=dims, scale=tuple(req.scale), constraints=req.constraints, scope=req.scope,
+              level=req.level, seed=req.seed)
+    warns: list = []
+    try:
+        with _warnings(warns):
+            res = (compare_rubric(table, req.a, req.b, **kw) if req.a is not None
+                   else rubric_(table, measurement=req.measurement, resamples=req.resamples, **kw))
+    except (ValueError, TypeError) as exc:  # the library names the row (= the rating's index) or the system
+        msg = str(exc)
+        row = re.search(r"\brows? (\d+)", msg)
+        field = (f"ratings[{row.group(1)}]" if row else "constraints" if msg.startswith("constraints")
+                 else "a" if "system" in msg and req.a is not None else "ratings")
+        raise ServiceError(422, "validation_error", field, msg) from None
+    return clean({**res.to_dict(), "warnings": warns})
 
 
 # ----------------------------------------------------------------------------- AISBench upload
