@@ -92,6 +92,8 @@ def _reader_options(args) -> dict:
         out["single_trial"] = True
     if getattr(args, "allow_truncated", False):
         out["allow_truncated"] = True
+    if getattr(args, "scores", None) is not None:
+        out["score_range"] = _score_range(args.scores)
     return out
 
 
@@ -485,7 +487,8 @@ def cmd_rubric(args) -> int:
     path = str(args.path)
     df = read_records(path, "rubric table")
     scale = _score_range(args.scale, "--scale")
-    cols = dict(item=args.item, system=args.system, judge=args.judge, dimensions=args.dimensions, scale=scale)
+    cols = dict(item=args.item, system=args.system, judge=args.judge, dimensions=args.dimensions, scale=scale,
+                dimension=args.dimension_col, rating=args.rating_col)
     if (args.a is None) != (args.b is None):
         raise UsageError("--a and --b go together (the two systems to compare)")
     try:
@@ -620,7 +623,7 @@ def _add_input(p, many: bool = True) -> None:
     g.add_argument("--inspect-scorer", metavar="NAME", help="inspect_ai: the scorer to read")
     g.add_argument("--scores", nargs="?", const="0,1", default=None, metavar="LO,HI",
                    help="read the outcomes as continuous scores in [LO, HI] (default 0,1): token F1, BLEU, judge "
-                        "probabilities, grades compared by their mean; metric avg")
+                        "probabilities, grades compared by their mean; metric avg (a negative LO: --scores=-5,5)")
 
 
 def _add_stats(p, *, interval: bool = True) -> None:
@@ -814,7 +817,11 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--system", default="system", help="system column (default system)")
     rb.add_argument("--judge", default="judge", help="judge column (default judge)")
     rb.add_argument("--dimensions", help="comma-separated rating columns (default: every other numeric column)")
-    rb.add_argument("--scale", default="1,5", metavar="LO,HI", help="the rating scale (default 1,5)")
+    rb.add_argument("--dimension-col", metavar="NAME",
+                    help="a long table (one row per rating): the column naming the dimension")
+    rb.add_argument("--rating-col", metavar="NAME", default="rating", help="long table: the rating column")
+    rb.add_argument("--scale", default="1,5", metavar="LO,HI",
+                    help="the rating scale (default 1,5; a negative LO: --scale=-2,2)")
     rb.add_argument("--require", metavar="RULES", help="pass rule, e.g. 'faithfulness>=4,relevance>=3'")
     rb.add_argument("--measurement", choices=("ordinal", "interval", "nominal", "ratio"), default="ordinal",
                     help="Krippendorff's alpha: level of measurement (default ordinal)")

@@ -253,7 +253,7 @@ def estimate(
             and not _needs_trials(metric, metric_params):
         R = to_outcomes(R, w, missing=missing, ragged=ragged, score_range=score_range, name="R")
     post = build(R, metric, prior=prior, alpha0=alpha0, beta0=beta0, w=w, R0=R0, score_range=score_range,
-                 **metric_params)
+                 missing=missing, ragged=ragged, **metric_params)
     _check_replicas(metric, post.counts)
     return summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=model)
 
@@ -453,16 +453,30 @@ class Evaluation(Result):
         )
 
 
-def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any]]:
-    """(dataset, model, outcomes, category weights) for each run of ``models``."""
+def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any, Any]]:
+    """(dataset, model, outcomes, category weights, the OutcomeSet's run or None) for each run of ``models``."""
     if isinstance(models, dict):
         if not models:
             raise ValueError("models must name at least one model")
-        return [(None, name, R, None) for name, R in models.items()]
+        return [(None, name, R, None, None) for name, R in models.items()]
     if hasattr(models, "_runs") and hasattr(models, "datasets"):  # an OutcomeSet
         several = len(models.datasets) > 1
-        return [(run.dataset if several else None, run.model, run.counts(), run.weights) for run in models]
-    return [(None, None, models, None)]
+        return [(run.dataset if several else None, run.model, run.counts(), run.weights, run) for run in models]
+    return [(None, None, models, None, None)]
+
+
+def run_values(run: Any):
+    """An OutcomeSet run's trial values (a category's weight, a score itself; NaN = missing) as a DataFrame
+    indexed by question id: what ``threshold=`` reads."""
+    import pandas as pd
+
+    m = run.matrix
+    if run.weights is not None:
+        ok = ~np.isnan(m)
+        vals = np.full(m.shape, np.nan)
+        vals[ok] = run.weights[m[ok].astype(np.int64)]
+        m = vals
+    return pd.DataFrame(m, index=pd.Index(list(run.ids), dtype=object))
 
 
 def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
@@ -503,13 +517,21 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
         models = dict(zip(labels, models))
     metric_list = _metric_list(metrics)
     out = []
-    for dataset, name, data, weights in _runs(models):
+    for dataset, name, data, weights, run in _runs(models):
         base = dict(kwargs) if weights is None or "w" in kwargs else {**kwargs, "w": weights}
         counted: dict = {}
         for i, (metric, params) in enumerate(metric_list):
             kw = {**base, **params}
             try:
                 R = data
+                if run is not None and "threshold" in kw and not (isinstance(metric, str)
+                                                                 and metric.strip().lower().startswith("avg@")):
+                    kw.pop("w", None)  # threshold= reads the trial values themselves
+                    if run.scale is not None:
+                        kw.setdefault("score_range", run.scale)
+                    e = estimate(run_values(run), metric, model=name, missing=np.nan, **kw)
+                    out.append(e if dataset is None else dataclasses.replace(e, dataset=dataset))
+                    continue
                 if not isinstance(data, Counts) and not _needs_trials(metric, kw):
                     w = kw.get("w")
                     key = None if w is None else np.asarray(w, dtype=np.float64).tobytes()

@@ -154,11 +154,14 @@ def krippendorff_alpha(ratings: Any, *, measurement: str = "ordinal", values: An
     alpha = float(krippendorff.alpha(reliability_data=R.T, level_of_measurement=measurement, value_domain=vals))
     rng = np.random.default_rng(DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0))
     U = H.shape[0]
-    W = rng.multinomial(U, np.full(U, 1.0 / U), size=resamples).astype(np.float64) * a[None, :]
-    O = np.einsum("bu,uv,uw->bvw", W, H, H, optimize=True)
-    diag = W @ H
-    O[:, np.arange(vals.size), np.arange(vals.size)] -= diag
-    boot = _alpha_from_coincidences(O, vals, measurement)
+    step = max(1, 2_000_000 // U)  # resamples per block: memory bounded by about 16 MB of weights
+    parts = []
+    for start in range(0, resamples, step):
+        W = rng.multinomial(U, np.full(U, 1.0 / U), size=min(step, resamples - start)).astype(np.float64) * a[None, :]
+        O = np.einsum("bu,uv,uw->bvw", W, H, H, optimize=True)
+        O[:, np.arange(vals.size), np.arange(vals.size)] -= W @ H
+        parts.append(_alpha_from_coincidences(O, vals, measurement))
+    boot = np.concatenate(parts)
     boot = boot[np.isfinite(boot)]
     lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) if boot.size else (math.nan, math.nan)
     return Agreement(alpha, float(lo), float(hi), level, measurement, int(R.shape[0]), int(R.shape[1]),
@@ -191,14 +194,51 @@ def parse_constraints(constraints: Any, dimensions: list[str]) -> dict[str, floa
     return {k: float(v) for k, v in constraints.items()}
 
 
-def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scale: tuple):
-    """Validated long frame and the dimension list; every error names the column and row."""
+def _numbers(df, d: str, scale: tuple):
+    """Column ``d`` as floats (empty = not rated); a cell that is no number or is off the scale is an error
+    naming its row."""
+    import pandas as pd
+
+    raw = df[d].mask(df[d].astype(str).str.strip().isin(["", "nan", "NaN", "NA", "null"]))  # empty = not rated
+    x = pd.to_numeric(raw, errors="coerce")
+    bad = x.isna() & raw.notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(f"table: row {i}: column {d!r} must be a number, got {df[d].iloc[i]!r}")
+    out = (x < scale[0]) | (x > scale[1])
+    if out.any():
+        i = int(np.flatnonzero(out.to_numpy())[0])
+        raise ValueError(f"table: row {i}: column {d!r} = {x.iloc[i]:g} is outside scale [{scale[0]:g}, "
+                         f"{scale[1]:g}]")
+    return x.to_numpy(dtype=np.float64)
+
+
+def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scale: tuple,
+           dimension: str | None = None, rating: str = "rating"):
+    """Validated frame (one row per item, system, judge; a column per dimension) and the dimension list; every
+    error names the column and row.  ``dimension``: the table is long, one row per rating, with the
+    dimension's name in column ``dimension`` and the rating in column ``rating``."""
     import pandas as pd
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame.from_records(list(table))
-    for col, role in ((item, "item"), (system, "system"), (judge, "judge")):
+    for col, role in ((item, "item"), (system, "system"), (judge, "judge")) + (
+            ((dimension, "dimension"), (rating, "rating")) if dimension is not None else ()):
         if col not in df.columns:
             raise ValueError(f"table: no {role} column {col!r}; columns are {list(map(str, df.columns))}")
+    if dimension is not None:  # long: validate the ratings where they are, then one column per dimension
+        key = df[[item, system, judge, dimension]]
+        dup = key.duplicated(keep=False).to_numpy()
+        if dup.any():
+            i, j = np.flatnonzero(dup)[:2]
+            raise ValueError(f"table: rows {i} and {j} rate the same (item, system, judge, dimension) "
+                             f"({key.iloc[i].tolist()})")
+        long = pd.DataFrame({item: df[item], system: df[system], judge: df[judge],
+                             "_dim": df[dimension].astype(str), "_val": _numbers(df, rating, scale)})
+        names = list(dict.fromkeys(long["_dim"]))
+        df = long.pivot(index=[item, system, judge], columns="_dim", values="_val").reset_index()
+        df.columns.name = None
+        if dimensions is None:
+            dimensions = names
     if dimensions is None:  # every other column whose values are all numbers (tables read as text included)
         dimensions = [c for c in df.columns if c not in (item, system, judge)
                       and df[c].notna().any()
@@ -209,31 +249,23 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
     dimensions = list(dimensions)
     if not dimensions:
         raise ValueError("dimensions: no rating columns found; name them with dimensions=[...]")
+    values = {}
     for d in dimensions:
         if d not in df.columns:
             raise ValueError(f"dimensions: no column {d!r}; columns are {list(map(str, df.columns))}")
-        raw = df[d].mask(df[d].astype(str).str.strip().isin(["", "nan", "NaN", "NA", "null"]))  # empty = not rated
-        x = pd.to_numeric(raw, errors="coerce")
-        bad = x.isna() & raw.notna()
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"table: row {i}: column {d!r} must be a number, got {df[d].iloc[i]!r}")
-        out = (x < scale[0]) | (x > scale[1])
-        if out.any():
-            i = int(np.flatnonzero(out.to_numpy())[0])
-            raise ValueError(f"table: row {i}: column {d!r} = {x.iloc[i]:g} is outside scale [{scale[0]:g}, "
-                             f"{scale[1]:g}]")
-    key = df[[item, system, judge]]
+        values[d] = _numbers(df, d, scale)
+    key = pd.DataFrame({k: df[k].astype(str).to_numpy() for k in (item, system, judge)})  # ids compared as text
     dup = key.duplicated(keep=False).to_numpy()
     if dup.any():
         i, j = np.flatnonzero(dup)[:2]
         raise ValueError(f"table: rows {i} and {j} rate the same (item, system, judge) "
-                         f"({key.iloc[i].tolist()}); each judge rates an item once per system")
+                         f"({df[[item, system, judge]].iloc[i].tolist()} and "
+                         f"{df[[item, system, judge]].iloc[j].tolist()}, as text); each judge rates an item once "
+                         "per system")
     frame = pd.DataFrame({"item": df[item].astype(str).to_numpy(), "system": df[system].astype(str).to_numpy(),
                           "judge": df[judge].astype(str).to_numpy()})
     for d in dimensions:
-        raw = df[d].mask(df[d].astype(str).str.strip().isin(["", "nan", "NaN", "NA", "null"]))
-        frame[d] = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+        frame[d] = values[d]
     for s, g in frame.groupby("system", sort=False):
         empty = [d for d in dimensions if g[d].isna().all()]
         if empty:
@@ -248,6 +280,27 @@ def _matrix(frame, system: str, dim: str, items=None):
     if items is not None:
         sub = sub.reindex(items)
     return sub.to_numpy(dtype=np.float64), list(sub.index)
+
+
+def _rated(R: np.ndarray, items: list, what: str, notes: list) -> tuple[np.ndarray, list]:
+    """Drop the items nobody rated on this dimension (each such item is named in ``notes``)."""
+    keep = ~np.isnan(R).all(axis=1)
+    if not keep.all():
+        gone = [items[i] for i in np.flatnonzero(~keep)]
+        notes.append(f"{what}: {len(gone)} item(s) have no rating and are left out: {gone[:5]}"
+                     f"{' ...' if len(gone) > 5 else ''}")
+    if not keep.any():
+        raise ValueError(f"{what}: no item has a rating")
+    return R[keep], [i for i, k in zip(items, keep) if k]
+
+
+def _scale(scale: Any) -> tuple[float, float]:
+    if not (isinstance(scale, (tuple, list)) and len(scale) == 2):
+        raise V.InputTypeError(f"scale must be (lo, hi) with lo < hi, got {scale!r}")
+    lo, hi = (V.real(x, "scale") for x in scale)
+    if not lo < hi:
+        raise ValueError(f"scale must be (lo, hi) with lo < hi, got {scale!r}")
+    return float(lo), float(hi)
 
 
 @dataclass(frozen=True)
@@ -265,9 +318,10 @@ class Rubric(Result):
     passing: dict = field(default_factory=dict)
     correlation: list = field(default_factory=list)
     agreement: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     def to_dict(self) -> dict:
-        return {
+        return _no_nan({
             "systems": self.systems, "dimensions": self.dimensions, "scale": list(self.scale), "scope": self.scope,
             "level": self.level,
             "estimates": [{"system": s, "dimension": d, **self.estimates[s, d].to_dict()}
@@ -276,7 +330,8 @@ class Rubric(Result):
             "passing": {s: e.to_dict() for s, e in self.passing.items()},
             "correlation": self.correlation,
             "agreement": {d: a.to_dict() for d, a in self.agreement.items()},
-        }
+            "notes": list(self.notes),
+        })
 
     def to_evaluation(self):
         """The estimates as an :class:`~bayeseval.Evaluation` (model = system, metric = dimension, plus
@@ -324,6 +379,7 @@ class Rubric(Result):
             lines.append(text_table(["dimensions", "rho", "interval"],
                                     [[f"{c['a']} ~ {c['b']}", f"{c['rho']:.3f}", f"[{c['lo']:.3f}, {c['hi']:.3f}]"]
                                      for c in self.correlation]))
+        lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -334,6 +390,17 @@ class Rubric(Result):
         return html_table(head, rows)
 
 
+def _no_nan(x: Any) -> Any:
+    """NaN (a correlation of a constant dimension, say) as None, so that the JSON is valid."""
+    if isinstance(x, dict):
+        return {k: _no_nan(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_no_nan(v) for v in x]
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    return x
+
+
 def _rule_text(constraints: dict) -> str:
     return " and ".join(f"{k} >= {v:g}" for k, v in constraints.items())
 
@@ -341,13 +408,15 @@ def _rule_text(constraints: dict) -> str:
 def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str = "judge", dimensions: Any = None,
            scale: tuple = (1, 5), constraints: Any = None, scope: str = "population", level: float = 0.95,
            measurement: str = "ordinal", agreement: bool = True, correlation: bool = True,
-           resamples: int = 2000, seed: int | None = None) -> Rubric:
+           resamples: int = 2000, seed: int | None = None, dimension: str | None = None,
+           rating: str = "rating") -> Rubric:
     """Every system's mean rating per dimension with intervals, constraint pass rates, the dimensions'
     correlation and the judges' agreement (see the module docstring).
 
     ``table``: a DataFrame (or records) with columns ``item``, ``system``, ``judge`` and one per dimension
     (``dimensions=None``: every other numeric column); ``scale``: the rating scale ``(lo, hi)``;
-    ``constraints``: ``{dimension: minimum}`` or ``"dim>=x,..."``.
+    ``constraints``: ``{dimension: minimum}`` or ``"dim>=x,..."``.  A long table (one row per rating) names its
+    dimension column with ``dimension=`` and its rating column with ``rating=`` (default ``"rating"``).
     """
     from scipy.stats import spearmanr
 
@@ -355,10 +424,9 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     level = V.confidence(level, "level")
     resamples = V.integer(resamples, "resamples", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
-    if not (isinstance(scale, (tuple, list)) and len(scale) == 2 and float(scale[0]) < float(scale[1])):
-        raise V.InputTypeError(f"scale must be (lo, hi) with lo < hi, got {scale!r}")
-    scale = (float(scale[0]), float(scale[1]))
-    frame, dims = _frame(table, item, system, judge, dimensions, scale)
+    scale = _scale(scale)
+    frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
+    notes: list = []
     rules = parse_constraints(constraints, dims)
     systems = list(dict.fromkeys(frame.system))
     est: dict[tuple[str, str], Estimate] = {}
@@ -367,7 +435,7 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
 
     for s in systems:
         for d in dims:
-            R, _ = _matrix(frame, s, d)
+            R, _ = _rated(*_matrix(frame, s, d), f"{s} / {d}", notes)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est[s, d] = estimate(R, "avg", score_range=scale, missing=np.nan, scope=scope, level=level,
@@ -375,8 +443,9 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
         if rules:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                passing[s] = estimate(_pass_matrix(frame, s, rules), "avg", missing=np.nan, scope=scope,
-                                      level=level, seed=seed, model=s)
+                P, _ = _rated(_pass_matrix(frame, s, rules), sorted(set(frame.item[frame.system == s])),
+                              f"{s} / passes", notes)
+                passing[s] = estimate(P, "avg", missing=np.nan, scope=scope, level=level, seed=seed, model=s)
     corr = []
     rng = np.random.default_rng(seed)
     if correlation and len(dims) >= 2:
@@ -396,10 +465,14 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     if agreement and frame.judge.nunique() >= 2:
         for d in dims:
             units = frame.pivot(index=["item", "system"], columns="judge", values=d).to_numpy(dtype=np.float64)
-            if (~np.isnan(units)).sum(axis=1).max() >= 2:
+            try:
                 agree[d] = krippendorff_alpha(units, measurement=measurement, level=level, resamples=resamples,
                                               seed=seed)
-    return Rubric(systems, dims, scale, scope, level, est, rules, passing, corr, agree)
+            except ValueError as exc:  # undefined here (a constant dimension, one rater per unit): say so
+                notes.append(f"{d}: no Krippendorff's alpha ({exc})")
+    elif agreement:
+        notes.append("one judge: no agreement to measure")
+    return Rubric(systems, dims, scale, scope, level, est, rules, passing, corr, agree, tuple(notes))
 
 
 def _item_resamples(inv: np.ndarray, B: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -445,9 +518,11 @@ class RubricComparison(Result):
     rows: list
     level: float
     scope: str
+    notes: tuple = ()
 
     def to_dict(self) -> dict:
-        return {"models": list(self.names), "level": self.level, "scope": self.scope, "dimensions": self.rows}
+        return _no_nan({"models": list(self.names), "level": self.level, "scope": self.scope,
+                        "dimensions": self.rows, "notes": list(self.notes)})
 
     def to_frame(self):
         import pandas as pd
@@ -460,7 +535,8 @@ class RubricComparison(Result):
         rows = [[r["dimension"], f"{r['delta']:+.3f}", f"[{r['lo']:+.3f}, {r['hi']:+.3f}]", f"{r['p_a_better']:.3f}",
                  f"{r['p_value']:.4g}", f"{r['p_holm']:.4g}", r["verdict"]] for r in self.rows]
         return (f"{a} vs {b}, {self.scope} scope, {self.level:.0%} intervals; a dimension is decided when its "
-                f"Holm-adjusted sign-flip p <= {1 - self.level:.2g}\n\n" + text_table(head, rows))
+                f"Holm-adjusted sign-flip p <= {1 - self.level:.2g}\n\n" + text_table(head, rows)
+                + "".join(f"\nnote: {n}" for n in self.notes))
 
     def __repr__(self) -> str:
         return self.summary()
@@ -469,7 +545,7 @@ class RubricComparison(Result):
 def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: str = "system", judge: str = "judge",
                    dimensions: Any = None, scale: tuple = (1, 5), constraints: Any = None,
                    scope: str = "population", level: float = 0.95, resamples: int = 10_000,
-                   seed: int | None = None) -> RubricComparison:
+                   seed: int | None = None, dimension: str | None = None, rating: str = "rating") -> RubricComparison:
     """System ``a`` against ``b`` on the same items: per dimension, :func:`bayeseval.compare` of their mean
     ratings (paired by item; the judges' ratings are the trials), and of the constraint pass rate when
     ``constraints`` are given; the sign-flip p-values are Holm-adjusted over the rows (Holm 1979), and a row
@@ -478,8 +554,9 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
 
     scope = check_choice(scope, "scope", SCOPES)
     level = V.confidence(level, "level")
-    scale = (float(scale[0]), float(scale[1]))
-    frame, dims = _frame(table, item, system, judge, dimensions, scale)
+    scale = _scale(scale)
+    frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
+    notes: list = []
     have = list(dict.fromkeys(frame.system))
     if a == b:
         raise ValueError(f"a and b must be two different systems, got {a!r} twice")
@@ -500,6 +577,14 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
         else:
             A, Bm = (_pass_matrix(frame, s, rules, items) for s in (a, b))
             kw = {}
+        both = ~(np.isnan(A).all(axis=1) | np.isnan(Bm).all(axis=1))  # items rated for both systems
+        if not both.all():
+            gone = [items[i] for i in np.flatnonzero(~both)]
+            notes.append(f"{label}: {len(gone)} item(s) not rated for both systems are left out: {gone[:5]}")
+        if both.sum() < 2:
+            raise ValueError(f"{label}: {a!r} and {b!r} share {int(both.sum())} rated item(s); a paired comparison "
+                             "needs at least 2")
+        A, Bm = A[both], Bm[both]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             c = compare(A, Bm, names=(a, b), scope=scope, level=level, seed=seed, resamples=resamples,
@@ -511,7 +596,7 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
     for r, h in zip(out, holm):
         r["p_holm"] = float(h)
         r["verdict"] = (f"{a} is better" if r["delta"] > 0 else f"{b} is better") if h <= 1 - level else "undecided"
-    return RubricComparison((a, b), out, level, scope)
+    return RubricComparison((a, b), out, level, scope, tuple(notes))
 
 
 def _pass_matrix(frame, system: str, rules: dict, items=None) -> np.ndarray:

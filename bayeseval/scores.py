@@ -33,11 +33,13 @@ from typing import Any
 import numpy as np
 
 from . import validate as V
-from .counts import Counts
+from .counts import Counts, _check_ids
 
-__all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores"]
+__all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores", "score_matrix",
+           "binarise", "same_range", "thresholded"]
 
 _LOC_LIMIT = 5
+MAX_MAGNITUDE = 1e12  # score ranges beyond this overflow the variance arithmetic: rescale instead
 
 
 class Scores:
@@ -60,11 +62,7 @@ class Scores:
             a.setflags(write=False)
         self.n, self.total, self.sq = n, total, sq
         self.lo, self.hi = float(lo), float(hi)
-        if ids is not None:
-            ids = np.asarray(ids)
-            if ids.shape != (n.size,):
-                raise ValueError(f"ids has {ids.size} entries for {n.size} questions")
-        self.ids = ids
+        self.ids = _check_ids(ids, n.size)
         self._cache: dict = {}
 
     @property
@@ -104,6 +102,12 @@ class Scores:
             return NotImplemented
         if other.M != self.M or (self.lo, self.hi) != (other.lo, other.hi):
             raise ValueError("Scores add only for the same questions and the same score range")
+        if self.ids is not None and other.ids is not None and not np.array_equal(self.ids, other.ids):
+            pos = {q: i for i, q in enumerate(other.ids.tolist())}
+            missing = [q for q in self.ids.tolist() if q not in pos]
+            if missing:
+                raise ValueError(f"cannot add scores: question ids {missing[:5]} missing on the right")
+            other = other.take([pos[q] for q in self.ids.tolist()])
         n = self.n + other.n
         d = other.means - self.means
         sq = self.sq + other.sq + d**2 * self.n * other.n / n
@@ -123,7 +127,18 @@ def score_range_arg(score_range: Any) -> tuple[float, float] | None:
     lo, hi = (V.real(x, "score_range") for x in score_range)
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise ValueError(f"score_range must be finite with lo < hi, got ({lo:g}, {hi:g})")
+    if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
+        raise ValueError(f"score_range must lie within +-{MAX_MAGNITUDE:g} (rescale the scores), got ({lo:g}, {hi:g})")
     return float(lo), float(hi)
+
+
+def same_range(named: dict) -> None:
+    """Models compared or ranked together must share one score range: ``{name: Scores}``."""
+    ranges = {k: (v.lo, v.hi) for k, v in named.items() if isinstance(v, Scores)}
+    if len(set(ranges.values())) > 1:
+        shown = ", ".join(f"{k}: [{lo:g}, {hi:g}]" for k, (lo, hi) in ranges.items())
+        raise ValueError(f"the models' scores are on different ranges ({shown}); compare scores on one scale "
+                         "(rescale them, or give the same score_range to each)")
 
 
 def looks_continuous(R: Any) -> bool:
@@ -162,24 +177,12 @@ def _where(name: str, index: np.ndarray) -> str:
     return shown + more
 
 
-def to_scores(R: Any, *, score_range: Any = None, missing: Any = None, mask: Any = None, ragged: bool = False,
-              ids: Any = None, name: str = "R") -> Scores:
-    """Reduce a matrix of scores (questions x trials) to :class:`Scores` in one pass; ``R`` is not modified.
-
-    Parameters
-    ----------
-    R : array-like (M, N), DataFrame (index = question ids), masked array, list of rows, or Scores
-    score_range : ``(lo, hi)``; default ``(0, 1)``.  Every observed score must lie in it.
-    missing, mask, ragged : unobserved trials, as in :func:`bayeseval.to_counts` (NaN is an error unless
-        ``missing=np.nan`` or a mask marks it).
-    """
-    if isinstance(R, Scores):
-        rng = score_range_arg(score_range)
-        if rng is not None and rng != (R.lo, R.hi):
-            raise ValueError(f"{name} holds scores in [{R.lo:g}, {R.hi:g}], but score_range={rng}")
-        return R
-    if isinstance(R, Counts):
-        raise V.InputTypeError(f"{name} is a Counts table of categories; scores need the raw score matrix")
+def score_matrix(R: Any, *, score_range: Any = None, missing: Any = None, mask: Any = None, ragged: bool = False,
+                 ids: Any = None, name: str = "R") -> tuple[np.ndarray, np.ndarray, Any, float, float]:
+    """The parsing half of :func:`to_scores`: ``(scores as float (M, N), observed mask, ids, lo, hi)``, every
+    observed score checked against the range; ``R`` is copied, never modified."""
+    if isinstance(R, (Scores, Counts)):
+        raise V.InputTypeError(f"{name} is already counted; the scores themselves (a matrix) are needed here")
     lo, hi = score_range_arg(score_range) or (0.0, 1.0)
     if not isinstance(ragged, (bool, np.bool_)):
         raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")
@@ -243,9 +246,34 @@ def to_scores(R: Any, *, score_range: Any = None, missing: Any = None, mask: Any
         i = np.argwhere(out)
         raise ValueError(f"{name} has scores outside score_range [{lo:g}, {hi:g}] at {_where(name, i)} "
                          f"(e.g. {arr[tuple(i[0])]:g}); pass score_range=(lo, hi) for another range")
+    return arr, observed, ids, lo, hi
+
+
+def to_scores(R: Any, *, score_range: Any = None, missing: Any = None, mask: Any = None, ragged: bool = False,
+              ids: Any = None, name: str = "R") -> Scores:
+    """Reduce a matrix of scores (questions x trials) to :class:`Scores` in one pass; ``R`` is not modified.
+
+    Parameters
+    ----------
+    R : array-like (M, N), DataFrame (index = question ids), masked array, list of rows, or Scores
+    score_range : ``(lo, hi)``; default ``(0, 1)``.  Every observed score must lie in it.
+    missing, mask, ragged : unobserved trials, as in :func:`bayeseval.to_counts` (NaN is an error unless
+        ``missing=np.nan`` or a mask marks it).
+    """
+    if isinstance(R, Scores):
+        rng = score_range_arg(score_range)
+        if rng is not None and rng != (R.lo, R.hi):
+            raise ValueError(f"{name} holds scores in [{R.lo:g}, {R.hi:g}], but score_range={rng}")
+        return R
+    if isinstance(R, Counts):
+        raise V.InputTypeError(f"{name} is a Counts table of categories; scores need the raw score matrix")
+    arr, observed, ids, lo, hi = score_matrix(R, score_range=score_range, missing=missing, mask=mask, ragged=ragged,
+                                              ids=ids, name=name)
     n = observed.sum(axis=1).astype(np.int64)
     if (n == 0).any():
-        raise ValueError(f"{name}: question(s) {np.flatnonzero(n == 0)[:_LOC_LIMIT].tolist()} have no observed score")
+        empty = np.flatnonzero(n == 0)[:_LOC_LIMIT]
+        which = [ids[i].item() if hasattr(ids[i], "item") else ids[i] for i in empty] if ids is not None else empty.tolist()
+        raise ValueError(f"{name}: question(s) {which} have no observed score")
     x = np.where(observed, arr, 0.0)
     total = x.sum(axis=1)
     dev = np.where(observed, arr - (total / n)[:, None], 0.0)
@@ -280,3 +308,33 @@ def to_outcomes(R: Any, w: Any = None, *, missing: Any = None, ragged: bool = Fa
     from .counts import to_counts
 
     return to_counts(R, w, missing=missing, ragged=ragged, ids=ids, name=name)
+
+
+def binarise(R: Any, threshold: Any, *, score_range: Any = None, missing: Any = None, mask: Any = None,
+             ragged: bool = False, name: str = "R") -> Any:
+    """``threshold=t``: scores to 0/1 outcomes, 1 where ``score > t`` (AISBench's convention), as a float matrix
+    with NaN for unobserved trials (a DataFrame keeps its index, so questions still pair by id)."""
+    if isinstance(R, (Scores, Counts)):
+        raise V.InputTypeError(f"threshold= needs the raw scores of {name} (a matrix), not already-counted outcomes")
+    arr, observed, ids, lo, hi = score_matrix(R, score_range=score_range, missing=missing, mask=mask, ragged=ragged,
+                                              name=name)
+    t = V.real(threshold, "threshold", lo=lo, hi=hi)
+    out = np.where(observed, (arr > t).astype(np.float64), np.nan)
+    if ids is not None:
+        import pandas as pd
+
+        return pd.DataFrame(out, index=pd.Index(ids, dtype=object))
+    return out
+
+
+def thresholded(inputs: dict, metric: Any, params: dict, *, score_range: Any = None, missing: Any = None,
+                ragged: bool = False) -> tuple[dict, Any, bool]:
+    """``threshold=`` in a comparison's metric parameters (any metric but ``avg@n``, whose own parameter it is):
+    every model's raw scores binarised before counting.  Returns ``(inputs, missing, ragged)`` to count with
+    (``params`` loses ``threshold``)."""
+    avg_at_n = isinstance(metric, str) and metric.strip().lower().startswith("avg@")
+    if "threshold" not in params or avg_at_n:
+        return inputs, missing, ragged
+    t = params.pop("threshold")
+    out = {k: binarise(v, t, score_range=score_range, missing=missing, ragged=ragged, name=k) for k, v in inputs.items()}
+    return out, np.nan, False

@@ -202,3 +202,90 @@ def test_rubric_tables_and_plot(tmp_path, capsys):
     capsys.readouterr()
     assert main(["rubric", str(path), "--a", "s1", "--b", "s2", "--format", "latex"]) == 2
     assert "without --a / --b" in capsys.readouterr().err
+
+
+def test_long_rubric_tables_and_inspect_dimensions(tmp_path, capsys):
+    """One row per rating (a dimension column) gives the same rubric as one column per dimension; inspect_ai's
+    dict-valued scores become dimensions (epochs as judges)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from bayeseval.cli import main
+    from bayeseval.io import read_inspect_dimensions
+
+    t = _table(np.random.default_rng(10), items=12)
+    long = t.melt(id_vars=["item", "system", "judge"], var_name="aspect", value_name="score")
+    wide = rubric(t, scale=(1, 5), seed=3)
+    lg = rubric(long, dimension="aspect", rating="score", scale=(1, 5), seed=3)
+    assert lg.dimensions == wide.dimensions
+    for k, e in wide.estimates.items():
+        assert lg.estimates[k].value == pytest.approx(e.value, rel=1e-12)
+    bad = long.copy()
+    bad.loc[4, "score"] = 8
+    with pytest.raises(ValueError, match=r"row 4: column 'score' = 8 is outside scale"):
+        rubric(bad, dimension="aspect", rating="score", scale=(1, 5))
+    with pytest.raises(ValueError, match=r"rate the same \(item, system, judge, dimension\)"):
+        rubric(pd.concat([long, long.iloc[[0]]], ignore_index=True), dimension="aspect", rating="score")
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    assert main(["rubric", str(path), "--dimension-col", "aspect", "--rating-col", "score", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dimensions"] == ["faithfulness", "relevance"]
+
+    log = json.loads((Path(__file__).parent / "data" / "inspect" /
+                      "2024-09-02T14-03-11+00-00_gsm8k_Fq4gLhQv7iR5cz8d9WYJxM.json").read_text())
+    rng = np.random.default_rng(11)
+    dims = copy.deepcopy(log)
+    for smp in dims["samples"]:
+        if "scores" in smp:
+            smp["scores"]["match"]["value"] = {"correct": int(rng.integers(0, 2)), "format": round(rng.random(), 2)}
+    p = tmp_path / "dims.json"
+    p.write_text(json.dumps(dims))
+    frame = read_inspect_dimensions(p, ["correct", "format"])
+    assert list(frame.columns) == ["item", "system", "judge", "correct", "format"]
+    scored = [s for s in dims["samples"] if "scores" in s]
+    assert len(frame) == len(scored)
+    assert frame["format"].sum() == pytest.approx(sum(s["scores"]["match"]["value"]["format"] for s in scored))
+    r = rubric(frame, scale=(0, 1), agreement=False)
+    assert r.estimates["openai/gpt-4o-mini", "correct"].value == pytest.approx(
+        frame.groupby("item")["correct"].mean().mean())
+
+
+def test_rubric_degenerate_inputs_keep_the_estimates():
+    """A constant dimension (no alpha), an item one system never got rated on, ids 1 and '1', a bad scale, and
+    a correlation that is NaN in JSON as null: notes or clear errors, never a lost result."""
+    import json
+
+    rng = np.random.default_rng(12)
+    t = _table(rng, items=10)
+    t["length"] = 3  # every rating the same
+    r = rubric(t, scale=(1, 5))
+    assert ("s1", "length") in r.estimates and "length" not in r.agreement
+    assert any("length: no Krippendorff's alpha" in n for n in r.notes)
+    json.dumps(r.to_dict(), allow_nan=False)  # NaN correlations come out as null
+    gap = t.copy()
+    gap.loc[(gap.system == "s2") & (gap["item"] == "i3"), "faithfulness"] = np.nan
+    r = rubric(gap, dimensions=["faithfulness", "relevance"], scale=(1, 5))
+    assert any("s2 / faithfulness: 1 item(s) have no rating" in n for n in r.notes)
+    assert r.estimates["s2", "faithfulness"].M == 9
+    c = compare_rubric(gap, "s2", "s1", dimensions=["faithfulness", "relevance"], scale=(1, 5))
+    assert any("faithfulness: 1 item(s) not rated for both systems" in n for n in c.notes)
+    mixed_ids = t.copy().astype({"item": object})
+    mixed_ids.loc[0, "item"] = 1
+    mixed_ids.loc[1, "item"] = "1"
+    mixed_ids.loc[1, ["system", "judge"]] = mixed_ids.loc[0, ["system", "judge"]].to_numpy()
+    with pytest.raises(ValueError, match=r"rows 0 and 1 rate the same .*as text"):
+        rubric(mixed_ids, dimensions=["faithfulness"], scale=(1, 5))
+    with pytest.raises(TypeError, match=r"scale must be \(lo, hi\)"):
+        compare_rubric(t, "s1", "s2", scale=5)
+    one = t[t.judge == "j0"]
+    assert any("one judge" in n for n in rubric(one, dimensions=["faithfulness"], scale=(1, 5)).notes)
+
+
+def test_alpha_bootstrap_in_blocks():
+    """Many units: the bootstrap runs in blocks of resamples (bounded memory) and gives the same alpha."""
+    rng = np.random.default_rng(13)
+    z = rng.normal(0, 1, 5000)
+    R = np.clip(np.rint(3 + z[:, None] + rng.normal(0, 0.8, (5000, 3))), 1, 5)
+    res = krippendorff_alpha(R, resamples=1000, seed=1)
+    assert res.lo < res.alpha < res.hi and res.hi - res.lo < 0.05

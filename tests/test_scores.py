@@ -103,23 +103,34 @@ def test_benchmark_scope_sd_is_the_estimators_error():
     assert build(same, "avg").moments("benchmark")[1] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_one_trial_takes_the_spread_across_questions():
-    """n = 1: the across-question sample variance of the scores (E = Var(mu) + E[sigma^2] >= E[sigma^2]);
-    a single one-trial question takes the Bhatia-Davis bound (hi - m)(m - lo), with u ~ Beta(1 + S, 1 + F)."""
+def test_one_trial_questions():
+    """Every question with one trial: benchmark scope = population scope (it bounds the benchmark error on
+    average, and its pseudo-question keeps 20 equal scores at the top from a zero-width interval: coverage of
+    p = 0.97 with M = 20 was 45% before).  Some questions with one trial: their across-question variance shrunk
+    toward the Bhatia-Davis bound by one pseudo-question."""
     rng = np.random.default_rng(4)
     R = 10 * rng.random((50, 1))
     post = build(R, "avg", score_range=(0, 10))
-    assert post.moments("benchmark")[1] == pytest.approx(math.sqrt(np.var(R, ddof=1) / 50), rel=1e-12)
-    with pytest.warns(be.ModelCheckWarning, match="one trial for some questions"):
+    assert post.moments("benchmark") == post.moments("population")
+    with pytest.warns(be.ModelCheckWarning, match="one trial per question"):
         e = be.estimate(R, scope="benchmark", score_range=(0, 10))
     assert e.lo <= R.mean() <= e.hi
-    mixed = [[7.0]] + [list(10 * rng.random(3)) for _ in range(9)]
+    top = be.estimate([[1.0]] * 20, scope="benchmark", score_range=(0, 1))
+    assert top.hi == 1.0 and top.lo < 0.95
+    hits = 0
+    for _ in range(200):
+        x = (rng.random((20, 1)) < 0.97).astype(float)
+        e = be.estimate(x, scope="benchmark", score_range=(0, 1), draws=1000)
+        hits += e.lo <= 0.97 <= e.hi
+    assert hits / 200 >= 0.93
+    mixed = [[7.0], [3.0]] + [list(10 * rng.random(3)) for _ in range(8)]
     p = build(be.to_scores(mixed, ragged=True, score_range=(0, 10)), "avg")
-    u = 0.7
-    a, b = 1 + u, 1 + 1 - u
+    u = 0.5  # (7 + 3) / 10 of two questions
+    a, b = 1 + 2 * u, 1 + 2 - 2 * u
     bound = 100 * a * b / ((a + b) * (a + b + 1))
-    within = sum(np.var(r, ddof=1) / 3 for r in mixed[1:])
-    assert p.error_var() == pytest.approx(bound + within, rel=1e-12)
+    one = 2 * ((1 * np.var([7.0, 3.0], ddof=1) + bound) / 2)
+    within = sum(np.var(r, ddof=1) / 3 for r in mixed[2:])
+    assert p.error_var() == pytest.approx(one + within, rel=1e-12)
 
 
 def test_few_varying_questions_widen_the_interval_to_a_t():
@@ -369,3 +380,105 @@ def test_service_takes_scores():
         assert r.status_code == 422 and "scores[0][1] = 1.5 is outside range [0, 1]" in r.json()["error"]["message"]
         r = c.post("/v1/metrics", json={"models": {"a": {"scores": A.tolist()}}, "metrics": ["pass@2"]})
         assert r.status_code == 422 and r.json()["error"]["field"] == "metrics[0]"
+
+
+# ----------------------------------------------------------------------------- review fixes
+def test_scores_pool_and_pair_by_id():
+    a = to_scores([[0.1, 0.2], [0.9, 0.8]], ids=["q1", "q2"])
+    b = to_scores([[0.85], [0.15]], ids=["q2", "q1"])
+    np.testing.assert_allclose((a + b).means, [0.15, 0.85], rtol=1e-12)
+    with pytest.raises(ValueError, match=r"question ids \['q1', 'q2'\] missing on the right"):
+        a + to_scores([[0.5], [0.5]], ids=["x", "y"])
+    with pytest.raises(ValueError, match="ids must be unique"):
+        to_scores([[0.1], [0.2]], ids=["x", "x"])
+    with pytest.raises(ValueError, match=r"score_range must lie within"):
+        be.estimate([[1.0]], score_range=(0, 1e160))
+
+
+def test_models_on_different_scales_are_refused():
+    rng = np.random.default_rng(17)
+    x, y = rng.random((20, 2)), 1 + 4 * rng.random((20, 2))
+    for call in (lambda: be.compare(to_scores(x), to_scores(y, score_range=(1, 5))),
+                 lambda: be.compare_all({"x": to_scores(x), "y": to_scores(y, score_range=(1, 5))}),
+                 lambda: be.plan(to_scores(x), to_scores(y, score_range=(1, 5)))):
+        with pytest.raises(ValueError, match=r"different ranges \(.*\[0, 1\].*\[1, 5\]\)"):
+            call()
+
+
+def test_threshold_respects_missing_trials_and_reaches_every_front_door():
+    R = np.array([[0.9, 0.2, 0.7], [0.6, 0.1, 0.3], [0.8, 0.9, 0.4]])
+    mask = np.zeros_like(R, bool)
+    mask[0, 0] = mask[1, 1] = True
+    H = (R > 0.5).astype(float)
+    want = np.mean([H[0, 1:].mean(), H[1, [0, 2]].mean(), H[2].mean()])
+    assert be.estimate(np.ma.masked_array(R, mask), threshold=0.5).value == pytest.approx(want)
+    R2 = np.where(mask, np.nan, R)
+    assert be.estimate(R2, threshold=0.5, missing=np.nan).value == pytest.approx(want)
+    assert be.estimate(np.where(mask, -1.0, R), threshold=0.5, missing=-1).value == pytest.approx(want)
+    assert be.estimate([[0.9, 0.2], [0.6]], threshold=0.5, ragged=True).value == pytest.approx(0.75)
+    rng = np.random.default_rng(18)
+    A, B = rng.random((40, 4)), 0.7 * rng.random((40, 4))
+    c = be.compare(A, B, metric="pass@2", threshold=0.5)
+    assert c.metric == "pass@2" and c.mcnemar is not None
+    ref = be.compare((A > 0.5).astype(int), (B > 0.5).astype(int), metric="pass@2")
+    assert c.delta.mean == pytest.approx(ref.delta.mean, rel=1e-12)
+    r = be.compare_all({"a": A, "b": B}, metric="pass@2", threshold=0.5)
+    assert r.pairs[0]["delta"] == pytest.approx(ref.delta.mean, rel=1e-12)
+    from bayeseval.io import OutcomeSet
+
+    o = OutcomeSet.from_arrays({"a": A, "b": B})
+    ev = be.evaluate(o, [("pass@2", {"threshold": 0.5})])
+    assert ev["a", "pass@2"].value == pytest.approx(be.estimate((A > 0.5).astype(int), "pass@2").value)
+    assert be.compare_all(o, metric="pass@2", threshold=0.5).pairs[0]["delta"] == pytest.approx(ref.delta.mean, rel=1e-12)
+
+
+def test_plan_keeps_the_score_scale():
+    rng = np.random.default_rng(19)
+    y = 1 + 4 * rng.random((30, 3))
+    pl = be.plan(y, score_range=(1, 5), delta=2)
+    assert pl.scale == (1.0, 5.0) and "questions needed for delta = 2" in pl.summary()
+    assert pl.to_dict()["scale"] == [1.0, 5.0] and pl.questions_needed(2, 4) >= 1
+    assert be.plan(to_scores(y, score_range=(1, 5)), delta=2).scale == (1.0, 5.0)
+    with pytest.raises(ValueError, match=r"\|delta\| <= 4"):
+        be.plan(y, score_range=(1, 5), delta=5)
+
+
+def test_tables_and_the_command_line_read_scores_of_any_range(tmp_path, capsys):
+    import pandas as pd
+
+    from bayeseval.cli import main
+    from bayeseval.io import from_long, load
+    from bayeseval.io._vendor import code_scores
+
+    rng = np.random.default_rng(20)
+    rows = [{"model": m, "question": i, "score": float(rng.uniform(-5, 5))} for m in "ab" for i in range(40)
+            for _ in range(2)]
+    path = tmp_path / "neg.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    o = load(path, score_range=(-5, 5))
+    assert o.run("a").scale == (-5.0, 5.0)
+    assert main(["report", str(path), "--scores=-5,5", "--format", "json"]) == 0
+    capsys.readouterr()
+    assert main(["plan", str(path), "--scores=-5,5", "--models", "a", "--delta", "2"]) == 0
+    assert "questions needed for delta = 2" in capsys.readouterr().out
+    # 1000 distinct fractions plus 0 and 1 (token F1 looks like this): scores, not a refused set of 1002 categories
+    vals = np.concatenate([np.linspace(0.0005, 0.9995, 1000), [0.0, 1.0]])
+    m, w, scale = code_scores(vals)
+    assert scale == (0.0, 1.0) and w is None
+    assert from_long(pd.DataFrame({"model": "m", "question": np.arange(1002), "score": vals})).run("m").scale == (0, 1)
+
+
+def test_service_refuses_duplicate_ids_and_mixed_scales():
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service.app import create_app
+
+    with TestClient(create_app()) as c:
+        dup = {"scores": [[0.1, 0.5], [0.2, 0.3]], "ids": ["x", "x"]}
+        r = c.post("/v1/compare", json={"a": dup, "b": dup})
+        assert r.status_code == 422 and "unique" in r.json()["error"]["message"]
+        r = c.post("/v1/compare", json={"a": {"scores": [[0.1], [0.5], [0.3]]},
+                                         "b": {"scores": [[1], [5], [3]], "range": [1, 5]}})
+        assert r.status_code == 422 and "different ranges" in r.json()["error"]["message"]
+        r = c.post("/v1/plan", json={"a": {"scores": [[1, 2], [5, 4], [3, 3]], "range": [1, 5]}, "delta": 2})
+        assert r.status_code == 200 and r.json()["delta"] == 2

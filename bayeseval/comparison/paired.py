@@ -52,7 +52,7 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, text_table
 from ..counts import Counts
-from ..scores import Scores, any_scores, to_outcomes
+from ..scores import Scores, any_scores, same_range, thresholded, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
@@ -561,12 +561,19 @@ def compare(
             and names[0] != names[1]):
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     names = tuple(names)
+    metric_params = dict(metric_params)
+    raw, missing, ragged = thresholded({names[0]: A, names[1]: B}, metric, metric_params, score_range=score_range,
+                                       missing=missing, ragged=ragged)
+    if raw[names[0]] is not A:  # binarised: 0/1 outcomes from here on
+        A, B, score_range = raw[names[0]], raw[names[1]], None
     scored = any_scores([A, B], score_range)
     ca = as_counts(A, names[0], missing, ragged, score_range, scored)
     cb = as_counts(B, names[1], missing, ragged, score_range, scored)
+    same_range({names[0]: ca, names[1]: cb})
     if not scored and (not ca.is_binary or not cb.is_binary):
-        raise ValueError("compare needs 0/1 outcomes or scores for both models (categorical outcomes are not "
-                         "supported yet; with category weights w, score_range=(min w, max w) compares the scores)")
+        raise ValueError("compare needs 0/1 outcomes or scores for both models; graded (categorical) outcomes "
+                         "compare by their mean score: pass each trial's value with score_range=(lo, hi), or use "
+                         "OutcomeSet.as_scores((lo, hi)) / the command line's --scores LO,HI")
     first_a, first_b = _first_trials(A), _first_trials(B)
     cb, order = align(ca, cb, names)
     if order is not None and first_b is not None:

@@ -47,7 +47,7 @@ from scipy.special import ndtri
 
 from .. import validate as V
 from ..counts import Counts
-from ..scores import Scores, any_scores, score_range_arg
+from ..scores import Scores, any_scores, same_range
 from .._protocol import Result
 from .._text import html_table, text_table
 
@@ -74,6 +74,7 @@ class Plan(Result):
     power: float
     level: float
     delta: float | None
+    scale: tuple | None = None  # (lo, hi) of scores; None for 0/1 outcomes
 
     @property
     def z(self) -> float:
@@ -91,7 +92,7 @@ class Plan(Result):
 
     def questions_needed(self, delta: float, N: int) -> int:
         """Questions needed to detect ``delta`` with N trials per question: ``ceil(z^2 (s_b^2 + s_w^2 / N) / delta^2)``."""
-        delta = _delta(delta)
+        delta = _delta(delta, self.scale)
         N = V.integer(N, "N", minimum=1)
         return int(math.ceil(self.z**2 * (self.sigma_b2 + self.sigma_w2 / N) / delta**2))
 
@@ -135,6 +136,7 @@ class Plan(Result):
             "paired": self.paired, "M_pilot": self.M_pilot, "N_pilot": self.N_pilot, "sigma_b2": self.sigma_b2,
             "sigma_w2": self.sigma_w2, "alpha": self.alpha, "power": self.power, "level": self.level,
             "delta": self.delta, "trials_enough": self.trials_enough(), "table": self.table(),
+            "scale": None if self.scale is None else list(self.scale),
         }
 
     def summary(self) -> str:
@@ -199,11 +201,12 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     power = V.confidence(power, "power")
     level = V.confidence(level, "level")
     scored = any_scores([A] if B is None else [A, B], score_range)
-    if delta is not None:
-        delta = _delta(delta, None if not scored else (score_range_arg(score_range) or (0.0, 1.0)))
     ca = as_counts(A, "A", missing, ragged, score_range, scored)
     if not scored and not ca.is_binary:
         raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
+    scale = (ca.lo, ca.hi) if scored else None  # a Scores input brings its own range
+    if delta is not None:
+        delta = _delta(delta, scale)
     xa, wa = _components(ca)
     M = ca.M
     if M < 2:
@@ -216,6 +219,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         cb = as_counts(B, "B", missing, ragged, score_range, scored)
         if not scored and not cb.is_binary:
             raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
+        same_range({"A": ca, "B": cb})
         cb, _ = align(ca, cb)
         xb, wb = _components(cb)
         x, w_over_n, w = xa - xb, wa / ca.n + wb / cb.n, wa + wb
@@ -229,7 +233,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
         raise ValueError(f"plan needs a pilot with some variation: {what} (e.g. all correct), so every standard "
                          "error, detectable effect and sample size would be 0; run a pilot on questions of mixed "
                          "difficulty")
-    return Plan(paired, M, N, sigma_b2, sigma_w2, alpha, power, level, delta)
+    return Plan(paired, M, N, sigma_b2, sigma_w2, alpha, power, level, delta, scale)
 
 
 DELTA_RANGE = (1e-9, 1.0)

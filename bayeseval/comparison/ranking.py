@@ -33,7 +33,7 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, text_table
 from ..posterior import METHODS, SCOPES, build
-from ..scores import any_scores
+from ..scores import any_scores, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
@@ -201,8 +201,19 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     resamples = V.integer(resamples, "resamples", minimum=100)
     raw = model_dict(models)
     names = list(raw)
+    metric_params = dict(metric_params)
+    if "threshold" in metric_params and hasattr(models, "run"):  # an OutcomeSet: threshold= reads trial values
+        from ..results import run_values
+
+        raw = {k: run_values(models.run(k)) for k in names}
+        missing = np.nan
+    binarised, missing, ragged = thresholded(raw, metric, metric_params, score_range=score_range, missing=missing,
+                                             ragged=ragged)
+    if binarised is not raw:  # threshold=: 0/1 outcomes from here on
+        raw, score_range = binarised, None
     scored = any_scores(raw.values(), score_range)
     counts = {k: as_counts(v, k, missing, ragged, score_range, scored) for k, v in raw.items()}  # counted once
+    same_range(counts)
     base = counts[names[0]]
     for k in names[1:]:
         counts[k], _ = align(base, counts[k], (names[0], k))

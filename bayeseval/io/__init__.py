@@ -10,10 +10,10 @@ from .tables import from_long, read_long, read_wide
 from .aisbench import AISBenchGroupingWarning, read_aisbench, read_aisbench_results
 from .opencompass import read_opencompass
 from .lm_eval import read_lm_eval
-from .inspect_ai import read_inspect
+from .inspect_ai import read_inspect, read_inspect_dimensions
 from .detect import detect
 from .load import load
 
 __all__ = ["OutcomeSet", "Run", "load", "detect", "read_outcomes", "write_outcomes", "from_long", "read_long",
            "read_wide", "read_aisbench", "read_aisbench_results", "AISBenchGroupingWarning", "read_opencompass",
-           "read_lm_eval", "read_inspect"]
+           "read_lm_eval", "read_inspect", "read_inspect_dimensions"]

@@ -278,7 +278,7 @@ def code_scores(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndar
     x = np.asarray(values, dtype=float)
     seen = x[~np.isnan(x)]
     if seen.size and np.isfinite(seen).all() and seen.min() >= 0 and seen.max() <= 1 \
-            and np.unique(seen[seen != np.round(seen)]).size > 1001:
+            and (seen != np.round(seen)).any() and np.unique(seen).size > 1001:  # as many levels as categorise caps
         return x, None, (0.0, 1.0)
     return (*categorise(x, where), None)
 

@@ -61,7 +61,7 @@ import numpy as np
 from ._vendor import code_scores, check_label, check_scores, load_json, show, where_of
 from .outcomeset import OutcomeSet, Run
 
-__all__ = ["read_inspect", "parse_inspect_log", "is_inspect_json"]
+__all__ = ["read_inspect", "read_inspect_dimensions", "parse_inspect_log", "is_inspect_json"]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}
 _HEAD = re.compile(r'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
@@ -314,3 +314,35 @@ def read_inspect(path: str | Path, *, scorer: str | None = None, value_key: str 
     out.source = str(path)
     out.notes = "inspect_ai eval logs"
     return out
+
+
+def read_inspect_dimensions(path: str | Path, keys: Any, *, scorer: str | None = None, models=None, tasks=None):
+    """Dict-valued inspect scores (``{"correct": 1, "format": 0.5}``) as rubric dimensions: a pandas DataFrame
+    with one row per (sample, model, epoch) -- columns ``item``, ``system`` (``task/model`` when several tasks),
+    ``judge`` (``epoch k``) -- and one column per key in ``keys`` (NaN where a sample has no score), the layout
+    :func:`bayeseval.rubric.rubric` reads.  The keys of a scorer's dict are named by :func:`read_inspect`'s error
+    without ``value_key``."""
+    import pandas as pd
+
+    keys = [keys] if isinstance(keys, str) else list(keys)
+    if not keys or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"keys must name the dict's keys (strings), got {keys!r}")
+    frames = []
+    for k in keys:
+        s = read_inspect(path, scorer=scorer, value_key=k, models=models, tasks=tasks)
+        several = len(s.datasets) > 1
+        for run in s:
+            m = np.asarray(run.matrix) if run.weights is None else np.where(
+                np.isnan(run.matrix), np.nan, run.weights[np.nan_to_num(run.matrix).astype(np.int64)])
+            i, j = np.indices(m.shape)
+            ids = np.empty(run.M, dtype=object)
+            ids[:] = list(run.ids)
+            frames.append(pd.DataFrame({"item": ids[i.ravel()], "judge": [f"epoch {e + 1}" for e in j.ravel()],
+                                        "system": f"{run.dataset}/{run.model}" if several else run.model,
+                                        "key": k, "value": m.ravel()}))
+    long = pd.concat(frames, ignore_index=True)
+    wide = long.pivot_table(index=["item", "system", "judge"], columns="key", values="value", aggfunc="first",
+                            dropna=False, sort=False)
+    wide = wide.reindex(columns=keys).reset_index()
+    wide.columns.name = None
+    return wide.dropna(subset=keys, how="all").reset_index(drop=True)

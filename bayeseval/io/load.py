@@ -180,6 +180,8 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if fmt == "outcomes":
         return read_outcomes(path)
     truncated = {"allow_truncated": bool(options["allow_truncated"])} if "allow_truncated" in options else {}
+    if options.get("score_range") is not None:  # tables read their cells as scores in this range
+        truncated["score_range"] = options["score_range"]
     if fmt == "long":
         return read_long(path, **truncated, **columns)
     if fmt == "model-columns":
@@ -210,8 +212,8 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     ``columns`` renames the long table's columns (keys ``model``, ``question``,
     ``trial``, ``score``, ``dataset``); other keyword arguments go to the tool
     reader that takes them (e.g. ``regroup=`` for AISBench, ``metric=`` for
-    lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` for CSV / TSV /
-    JSONL tables) and are ignored by the others.
+    lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` and ``score_range=``
+    for tables) and are ignored by the others.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]

@@ -468,7 +468,7 @@ def read_long(path: str | Path, *, format: str | None = None, allow_truncated: b
 
 
 def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dataset",
-              question: str | None = None, allow_truncated: bool = False) -> OutcomeSet:
+              question: str | None = None, allow_truncated: bool = False, score_range: Any = None) -> OutcomeSet:
     """Read a wide per-model CSV: one row per question, the id column first (or ``question=``),
     then one column per trial; empty cells are missing trials.  ``model`` defaults to the file stem.
     Errors name the file, the line and the column; ``allow_truncated`` as in :func:`read_long`."""
@@ -506,7 +506,8 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     width = body.shape[1]
     flat = body.astype(object).to_numpy().ravel()
     cats, weights, scale = _scores(flat, where, "the trial cells",
-                                   lambda k: f"{rows_of(k // width)}: column {str(body.columns[k % width])!r}")
+                                   lambda k: f"{rows_of(k // width)}: column {str(body.columns[k % width])!r}",
+                                   score_range)
     matrix = cats.reshape(body.shape)
     out = OutcomeSet([Run(dataset, name, [_plain(v) for v in ids], matrix, weights=weights,
                           meta={"source": str(path)}, scale=scale)])
@@ -545,7 +546,7 @@ def split_run_ids(ids: list[str]) -> tuple[list[str], list[int]] | None:
 
 
 def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: str | None = None,
-                       run: str | None = None, allow_truncated: bool = False) -> OutcomeSet:
+                       run: str | None = None, allow_truncated: bool = False, score_range: Any = None) -> OutcomeSet:
     """Read a table with one column per model: rows are (question, run), cells are outcomes.
 
     The question and run come from a row id ``q`` / ``q.1`` / ``q.2`` ... in the first column (or
@@ -596,7 +597,7 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
         if control_char(name) is not None:
             raise ValueError(f"{path}: the model column name {name!r} contains a control character")
         cats, weights, scale = _scores(df[m].to_numpy(dtype=object), where, f"column {name!r}",
-                                       lambda k, name=name: f"{rows_of(k)}: column {name!r}")
+                                       lambda k, name=name: f"{rows_of(k)}: column {name!r}", score_range)
         matrix = np.full((M, N), np.nan)
         for k, (q, r) in enumerate(zip(qs, runs)):
             matrix[qpos[q], rpos[r]] = cats[k]

@@ -33,7 +33,7 @@ import numpy as np
 from .. import validate as V
 from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
-from ..scores import Scores, looks_continuous, score_range_arg, to_outcomes, to_scores
+from ..scores import Scores, binarise, looks_continuous, score_range_arg, to_outcomes
 from ..targets import MetricSpec, parse
 from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
 from .beta import IndependentBeta
@@ -77,13 +77,13 @@ def _beta_prior_asked(prior: Any, alpha0: Any, beta0: Any) -> bool:
 
 
 def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R0=None, score_range=None,
-          **metric_params) -> Posterior:
+          missing=None, ragged=False, **metric_params) -> Posterior:
     """Parse the metric and prior, count ``R`` once, and build the :class:`Posterior`.
 
     Scores (a :class:`~bayeseval.scores.Scores`, ``score_range=(lo, hi)``, or any value that is not an
     integer) take :class:`~bayeseval.posterior.scores.ScorePosterior`; ``threshold=t`` (any metric but
     ``avg@n``, whose own parameter it is) first turns scores into 0/1 outcomes, ``score > t`` (AISBench's
-    convention), explicitly."""
+    convention), explicitly; ``missing`` / ``ragged`` say which of the raw scores are unobserved there."""
     threshold = None
     if "threshold" in metric_params and not _is_avg_at_n(metric):
         threshold = metric_params.pop("threshold")
@@ -92,7 +92,8 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     else:
         spec = parse(metric, **metric_params)
     if threshold is not None:
-        R = _binarise(R, threshold, score_range)
+        R = to_counts(binarise(R, threshold, score_range=score_range, missing=missing, ragged=ragged),
+                      missing=np.nan)
     elif not (spec.name == "avg@n" and "threshold" in spec.params) and (
             isinstance(R, Scores) or score_range is not None or looks_continuous(R)):
         return _score_posterior(R, spec, prior, alpha0, beta0, w, R0, score_range)
@@ -140,25 +141,6 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
 def _is_avg_at_n(metric: Any) -> bool:
     return (isinstance(metric, MetricSpec) and metric.name == "avg@n") or (
         isinstance(metric, str) and metric.strip().lower().startswith("avg@"))
-
-
-def _binarise(R: Any, threshold: Any, score_range: Any) -> np.ndarray:
-    """``threshold=t``: scores to 0/1 outcomes, ``1`` where ``score > t`` (missing trials stay missing)."""
-    if isinstance(R, (Scores, Counts)):
-        raise V.InputTypeError("threshold= needs the raw scores (a matrix), not already-counted outcomes")
-    s = to_scores(R, score_range=score_range, missing=np.nan if _has_nan(R) else None)
-    t = V.real(threshold, "threshold", lo=s.lo, hi=s.hi)
-    arr = np.asarray(R, dtype=np.float64)
-    if arr.ndim == 1:
-        arr = arr.reshape(1, -1)
-    return np.where(np.isnan(arr), np.nan, (arr > t).astype(np.float64))
-
-
-def _has_nan(R: Any) -> bool:
-    try:
-        return bool(np.isnan(np.asarray(R, dtype=np.float64)).any())
-    except (TypeError, ValueError):
-        return False
 
 
 def _score_posterior(R, spec: MetricSpec, prior, alpha0, beta0, w, R0, score_range) -> Posterior:

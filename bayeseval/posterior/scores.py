@@ -14,9 +14,10 @@ shape is assumed for the scores or the pool; both scopes are centred at the unbi
 * **Benchmark scope**: ``theta_B = ybar - e``, ``e = (1/M) sum_i e_i`` the estimator's error, independent
   across questions with ``Var(e_i) = sigma_i^2 / n_i``.  ``sum_i sigma_i^2 / n_i`` is estimated without
   bias by ``sum_i s_i^2 / n_i`` over questions with ``n_i >= 2`` (``s_i^2`` the within-question sample
-  variance).  One trial cannot show ``sigma_i^2``; those questions take the across-question sample
-  variance of their scores (which estimates ``Var(mu) + E[sigma^2]``, so it is conservative on average;
-  the Bhatia-Davis bound ``sigma^2 <= (hi - mu)(mu - lo)`` when a single question has one trial).  The
+  variance).  One trial cannot show ``sigma_i^2``: with one trial per question the benchmark scope is the
+  population scope; where only some questions have one trial, they take the across-question variance of
+  their scores (it estimates ``Var(mu) + E[sigma^2]``), shrunk toward the Bhatia-Davis bound
+  ``sigma^2 <= (hi - mu)(mu - lo)`` by one pseudo-question so that it is never 0.  The
   interval is a t interval over questions with Welch-Satterthwaite degrees of freedom (few questions
   whose scores vary give few degrees of freedom and a wider interval), clipped to the range.
 
@@ -98,21 +99,29 @@ class ScorePosterior(Posterior):
         denom = float(np.sum(parts**2 / (c.n[many] - 1)))
         one = ~many
         M1 = int(one.sum())
-        if M1 >= 2:
-            y = c.total[one]
-            v = M1 * float(np.var(y, ddof=1))
-            total += v
-            denom += v * v / (M1 - 1)
-        elif M1 == 1:
+        if M1:
             lo, hi = self.range
             S = float(np.sum((c.total[one] - lo) / (hi - lo)))
-            a, b = 1.0 + S, 1.0 + 1.0 - S
-            total += (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))  # known bound: no degrees of freedom lost
+            a, b = 1.0 + S, 1.0 + M1 - S
+            bound = (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))  # Bhatia-Davis, at the group's mean
+            # the group's across-question variance, shrunk toward the bound by one pseudo-question: never 0
+            # (20 equal scores at the top of the range would otherwise give a zero-width interval)
+            var = ((M1 - 1) * float(np.var(c.total[one], ddof=1)) + bound) / M1 if M1 >= 2 else bound
+            total += M1 * var
+            if M1 >= 2:
+                denom += (M1 * var) ** 2 / (M1 - 1)
         df = total * total / denom if denom > 0 else math.inf
         return total, df
 
+    @property
+    def one_trial(self) -> bool:
+        """Every question has one trial: within- and between-question spread cannot be told apart, so the
+        benchmark scope is the population scope (its spread bounds the benchmark error on average, and its
+        pseudo-question keeps a run of equal scores from looking certain)."""
+        return int(self.counts.n.max()) == 1
+
     def _moments(self, scope: str) -> tuple[float, float]:
-        if scope == "population":
+        if scope == "population" or self.one_trial:
             mu, second = self._pseudo()
             mean, cov = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
             return float(mean[0]), float(math.sqrt(max(cov[0, 0], 0.0)))
@@ -120,7 +129,7 @@ class ScorePosterior(Posterior):
 
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         lo, hi = self.range
-        if scope == "population":
+        if scope == "population" or self.one_trial:
             y = lo + (hi - lo) * rng.random((n, 1))
             return dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION)[:, 0]
         mean, sd = self._moments("benchmark")
@@ -133,10 +142,13 @@ class ScorePosterior(Posterior):
         if scope != "benchmark":
             return out
         c = self.counts
-        if int(c.n.min()) == 1:
+        if self.one_trial:
+            out.append("one trial per question: how much a question's scores vary cannot be told from how much "
+                       "questions differ, so the benchmark-scope interval is the population scope's (wider)")
+        elif int(c.n.min()) == 1:
             out.append("one trial for some questions: how much their scores vary cannot be learnt from one trial, "
-                       "so those questions take the spread of their scores across questions as their error "
-                       "(conservative on average)")
+                       "so those questions take the spread of their scores across questions, shrunk toward the "
+                       "widest case, as their error")
         many = c.n >= 2
         tiny = c.n[many] * (1e-9 * (self.range[1] - self.range[0])) ** 2  # rounding of equal scores
         if many.any() and not np.any(c.sq[many] > tiny):

@@ -421,15 +421,18 @@ class PlanRequest(_Body):
     alpha: Probability = 0.05
     power: Probability = 0.8
     level: Probability = 0.95
-    delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1")
+    delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1 for 0/1 "
+                                                 "outcomes; up to hi - lo for scores")
 
-    @field_validator("delta")
-    @classmethod
-    def _delta_range(cls, v):
+    @model_validator(mode="after")
+    def _delta_range(self):
         lo, hi = LIMITS["delta"]
-        if v is not None and not lo <= abs(v) <= hi:
-            raise ValueError(f"delta must satisfy {lo:g} <= |delta| <= {hi:g}, got {v!r}")
-        return v
+        scores = [o for o in (self.a, self.b) if isinstance(o, ScoreOutcomes)]
+        if scores:
+            hi = max(o.range[1] - o.range[0] for o in scores)
+        if self.delta is not None and not lo <= abs(self.delta) <= hi:
+            raise ValueError(f"delta must satisfy {lo:g} <= |delta| <= {hi:g}, got {self.delta!r}")
+        return self
 
 
 def check_id_types(parts: dict) -> None:

@@ -281,12 +281,12 @@ def rubric(req: RubricRequest) -> dict:
                           "judge": [r.judge for r in req.ratings],
                           **{d: [r.ratings[d] for r in req.ratings] for d in dims}})
     kw = dict(dimensions=dims, scale=tuple(req.scale), constraints=req.constraints, scope=req.scope,
-              level=req.level, seed=req.seed)
+              level=req.level, seed=req.seed, resamples=req.resamples)
     warns: list = []
     try:
         with _warnings(warns):
             res = (compare_rubric(table, req.a, req.b, **kw) if req.a is not None
-                   else rubric_(table, measurement=req.measurement, resamples=req.resamples, **kw))
+                   else rubric_(table, measurement=req.measurement, **kw))
     except (ValueError, TypeError) as exc:  # the library names the row (= the rating's index) or the system
         msg = str(exc)
         row = re.search(r"\brows? (\d+)", msg)
