@@ -470,13 +470,7 @@ def run_values(run: Any):
     indexed by question id: what ``threshold=`` reads."""
     import pandas as pd
 
-    m = run.matrix
-    if run.weights is not None:
-        ok = ~np.isnan(m)
-        vals = np.full(m.shape, np.nan)
-        vals[ok] = run.weights[m[ok].astype(np.int64)]
-        m = vals
-    return pd.DataFrame(m, index=pd.Index(list(run.ids), dtype=object))
+    return pd.DataFrame(run.values(), index=pd.Index(list(run.ids), dtype=object))
 
 
 def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:

@@ -142,18 +142,22 @@ class Run:
         self._counted[key] = (counts, note)
         return counts
 
+    def values(self) -> np.ndarray:
+        """Each trial's value (a category's weight, a score itself, 0/1), NaN where missing: a new array."""
+        if self.weights is None:
+            return self.matrix.copy()
+        ok = ~np.isnan(self.matrix)
+        out = np.full(self.matrix.shape, np.nan)
+        out[ok] = self.weights[self.matrix[ok].astype(np.int64)]
+        return out
+
     def as_scores(self, score_range: Any = None) -> "Run":
         """This run as continuous scores in ``score_range`` (default ``(0, 1)``): a category becomes its weight
         (0/1 outcomes stay 0 and 1), so nothing is lost -- the mean score is the categorical ``avg``."""
         if self.scale is not None and score_range is None:
             return self
         rng = score_range_arg(score_range) or (0.0, 1.0)
-        m = self.matrix
-        if self.weights is not None:
-            ok = ~np.isnan(m)
-            vals = np.full(m.shape, np.nan)
-            vals[ok] = self.weights[m[ok].astype(np.int64)]
-            m = vals
+        m = self.values()
         seen = m[~np.isnan(m)]
         if seen.size and (seen.min() < rng[0] or seen.max() > rng[1]):
             raise ValueError(f"{self.dataset}/{self.model}: scores from {seen.min():g} to {seen.max():g} are not all in "
