@@ -733,3 +733,33 @@ def test_rubric_bad_input_is_422_naming_the_field(client, change, field, text):
     err = r.json()["error"]
     assert text in err["message"], err
     assert err["field"] is None if field is None else err["field"].startswith(field), err  # None: the body
+
+
+# ----------------------------------------------------------------------------- /v1/classify
+def test_classify_equals_the_library(client):
+    from bayeseval.classification import classification, compare_classifiers
+
+    rng = np.random.default_rng(3)
+    true = rng.choice(["a", "b", "c"], 120).tolist()
+    pa = [t if rng.random() < 0.8 else "a" for t in true]
+    pb = [t if rng.random() < 0.6 else "b" for t in true]
+    r = client.post("/v1/classify", json={"true": true, "models": {"x": pa, "y": pb}})
+    assert r.status_code == 200
+    got = r.json()
+    want = classification(true, pa).to_dict()
+    assert got["models"]["x"]["metrics"]["macro_f1"]["value"] == pytest.approx(want["metrics"]["macro_f1"]["value"])
+    assert got["comparison"]["p_a_better"] == pytest.approx(compare_classifiers(true, pa, pb).p_a_better)
+    C = [[40, 5], [10, 45]]
+    r = client.post("/v1/classify", json={"confusion_matrix": C, "labels": ["neg", "pos"], "positive": "pos"})
+    assert r.status_code == 200
+    assert r.json()["models"]["confusion_matrix"]["metrics"]["accuracy"]["value"] == pytest.approx(0.85)
+
+
+@pytest.mark.parametrize("body, text", [
+    ({"true": ["a", "b"], "models": {"x": ["a"]}}, "models.x has 1 predictions but true has 2"),
+    ({"confusion_matrix": [[1, 2], [3, 4]]}, "needs labels"),
+    ({"true": ["a"]}, "give true and models"),
+])
+def test_classify_bad_input_is_422(client, body, text):
+    r = client.post("/v1/classify", json=body)
+    assert r.status_code == 422 and text in r.json()["error"]["message"], r.text

@@ -7,6 +7,7 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 * ``POST /v1/rank``      every pair compared, adjusted p-values, rank probabilities;
 * ``POST /v1/plan``      variance components of a pilot and the implied study size;
 * ``POST /v1/pairwise``  pairwise preferences: win rate of one pair, or Bradley-Terry / Davidson strengths;
+* ``POST /v1/classify``  classification metrics with intervals per model, two models compared;
 * ``POST /v1/rubric``    rubric ratings on several dimensions: estimates, pass rules, correlations, judge
   agreement; or two systems compared per dimension;
 * ``POST /v1/aisbench``  an AISBench work dir as a zip (multipart field ``file``) -> report with the
@@ -15,8 +16,9 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 * ``GET /healthz``       liveness (never needs the API key).
 
 >>> app = create_app(Settings(workers=0))
->>> sorted(p for p in app.openapi()["paths"] if p.startswith("/v1"))
-['/v1/aisbench', '/v1/catalog', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan', '/v1/rank', '/v1/rubric']
+>>> sorted(p for p in app.openapi()["paths"] if p.startswith("/v1"))  # doctest: +NORMALIZE_WHITESPACE
+['/v1/aisbench', '/v1/catalog', '/v1/classify', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan',
+ '/v1/rank', '/v1/rubric']
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from .catalog import catalog
 from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
 from .limits import ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
-                      HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest,
+                      HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
                       RankRequest, RankResponse, Scope)
 from .settings import Settings
 from .workers import ComputePool
@@ -192,6 +194,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ServiceError(422, "too_many_cells", "ratings", f"{req.cells:,} ratings are over the cap of {cap:,} "
                                                                   "(BAYESEVAL_MAX_CELLS)")
         return await _computed(pool, tasks.rubric, req)
+
+    @v1.post("/classify", response_model=None,
+             summary="Classification metrics (accuracy, F1, per class) with intervals; two models compared")
+    async def classify(req: ClassifyRequest):
+        if req.cells > cap:
+            raise ServiceError(422, "too_many_cells", "true", f"{req.cells:,} labels are over the cap of {cap:,} "
+                                                               "(BAYESEVAL_MAX_CELLS)")
+        return await _computed(pool, tasks.classify, req)
 
     @v1.post("/aisbench", response_model=None, responses={200: {"model": AISBenchResponse}},
              summary="AISBench work dir (zip) -> metrics with intervals, grouping bug corrected")

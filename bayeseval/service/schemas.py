@@ -21,7 +21,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       TypeAdapter, field_validator, model_validator)
 
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
-           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest", "RubricRequest",
+           "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest", "RubricRequest", "ClassifyRequest",
            "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
            "AISBenchResponse", "CatalogResponse", "HealthResponse", "ErrorResponse", "LIMITS"]
 
@@ -411,6 +411,54 @@ class RubricRequest(_Body):
     @property
     def cells(self) -> int:
         return len(self.ratings) * len(self.ratings[0].ratings)
+
+
+ClassLabel = Union[Annotated[int, Strict()], Annotated[str, StringConstraints(min_length=1,
+                                                                                 max_length=LIMITS["name_length"])]]
+
+
+class ClassifyRequest(_Body):
+    """Classification metrics from true and predicted labels (one model or several on the same items), or from
+    a confusion matrix; two models on the same items (one prediction each) are also compared."""
+
+    true: Annotated[list[ClassLabel], Field(min_length=1, max_length=LIMITS["pairwise_labels"])] | None = Field(
+        None, description="true label of each prediction")
+    models: Annotated[dict[Name, Annotated[list[ClassLabel], Field(min_length=1, max_length=LIMITS["pairwise_labels"])]],
+                      Field(min_length=1, max_length=LIMITS["models"])] | None = Field(
+        None, description="predicted labels per model, aligned with 'true'")
+    confusion_matrix: Annotated[list[Annotated[list[Count], Field(min_length=2, max_length=LIMITS["categories"])]],
+                                Field(min_length=2, max_length=LIMITS["categories"])] | None = Field(
+        None, description="rows true, columns predicted (instead of 'true' and 'models'); needs 'labels'")
+    labels: Annotated[list[ClassLabel], Field(min_length=2, max_length=LIMITS["categories"])] | None = None
+    items: Annotated[list[QuestionId], Field(min_length=1, max_length=LIMITS["pairwise_labels"])] | None = Field(
+        None, description="item of each prediction (repeated predictions per item count through their design "
+                          "effect)")
+    positive: ClassLabel | None = Field(None, description="two classes: the positive label (adds its F1)")
+    level: Probability = 0.95
+    seed: Seed | None = None
+
+    @model_validator(mode="after")
+    def _one_input(self):
+        if self.confusion_matrix is not None:
+            if self.true is not None or self.models is not None:
+                raise ValueError("give either a confusion_matrix or true and models, not both")
+            if self.labels is None:
+                raise ValueError("a confusion_matrix needs labels (one per row and column)")
+        elif self.true is None or self.models is None:
+            raise ValueError("give true and models (predicted labels per model), or a confusion_matrix")
+        else:
+            for name, pred in self.models.items():
+                if len(pred) != len(self.true):
+                    raise ValueError(f"models.{name} has {len(pred)} predictions but true has {len(self.true)}")
+            if self.items is not None and len(self.items) != len(self.true):
+                raise ValueError(f"items has {len(self.items)} entries but true has {len(self.true)}")
+        return self
+
+    @property
+    def cells(self) -> int:
+        if self.confusion_matrix is not None:
+            return sum(len(r) for r in self.confusion_matrix)
+        return len(self.true) * (1 + len(self.models))
 
 
 class PlanRequest(_Body):

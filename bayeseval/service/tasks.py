@@ -30,10 +30,10 @@ import bayeseval as B
 
 from .errors import ServiceError, library_field
 from .limits import safe_extract
-from .schemas import (CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
+from .schemas import (ClassifyRequest, CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
                       metric_args)
 
-__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "aisbench", "clean"]
+__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
            "alpha", "power", "delta", "test")
@@ -294,6 +294,35 @@ def rubric(req: RubricRequest) -> dict:
                  else "a" if "system" in msg and req.a is not None else "ratings")
         raise ServiceError(422, "validation_error", field, msg) from None
     return clean({**res.to_dict(), "warnings": warns})
+
+
+def classify(req: ClassifyRequest) -> dict:
+    """``POST /v1/classify``: :func:`bayeseval.classification.classification` per model (or of the confusion
+    matrix); two models: also :func:`~bayeseval.classification.compare_classifiers`."""
+    from ..classification import classification, compare_classifiers
+
+    warns: list = []
+    out: dict = {}
+    try:
+        with _warnings(warns):
+            if req.confusion_matrix is not None:
+                with _field("confusion_matrix", {}):
+                    out["models"] = {"confusion_matrix": classification(
+                        confusion_matrix=req.confusion_matrix, labels=req.labels, positive=req.positive,
+                        level=req.level, seed=req.seed).to_dict()}
+            else:
+                out["models"] = {}
+                for name, pred in req.models.items():
+                    with _field(f"models.{name}", {}):
+                        out["models"][name] = classification(req.true, pred, labels=req.labels,
+                                                             positive=req.positive, items=req.items,
+                                                             level=req.level, seed=req.seed).to_dict()
+                if len(req.models) == 2 and req.items is None:
+                    (na, pa), (nb, pb) = req.models.items()
+                    out["comparison"] = compare_classifiers(req.true, pa, pb, names=(na, nb), level=req.level).to_dict()
+    except (ValueError, TypeError) as exc:
+        raise ServiceError(422, "validation_error", "true", str(exc)) from None
+    return clean({**out, "warnings": warns})
 
 
 # ----------------------------------------------------------------------------- AISBench upload
