@@ -101,7 +101,8 @@ def _load(paths, args):
     """Files/folders -> one OutcomeSet (with a progress bar over paths); warnings printed once."""
     sets = []
     for p in _progress(paths, args, "loading"):
-        sets.append(load(p, format=args.input_format, columns=_columns(args), **_reader_options(args)))
+        sets.append(load(p, format=args.input_format, columns=_columns(args), engine=getattr(args, "engine", "auto"),
+                         progress=lambda it: _progress(it, args, "counting shards"), **_reader_options(args)))
     data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     for text in data.warnings:
         _warn(text)
@@ -608,6 +609,9 @@ def _add_input(p, many: bool = True) -> None:
                             "long CSV/JSONL/Parquet, wide CSV, bayeseval-outcomes JSON)")
     g = p.add_argument_group("input")
     g.add_argument("--input-format", choices=FORMATS, default="auto", help="how to read the inputs (default: detect)")
+    g.add_argument("--engine", choices=("auto", "duckdb", "pandas"), default="auto",
+                   help="tables: count inside DuckDB (auto: for Parquet files, globs, folders of shards and URLs) "
+                        "or read every row with pandas")
     g.add_argument("--models", help="comma-separated models to keep")
     g.add_argument("--datasets", help="comma-separated datasets to keep")
     for key in ("model", "question", "trial", "score", "dataset"):

@@ -93,7 +93,7 @@ class Counts:
     __slots__ = ("_table", "ids", "fixed_categories", "_n", "_cache", "_sparse")
 
     def __init__(self, table: np.ndarray, ids: Any = None, fixed_categories: bool = False,
-                 *, _trusted_n: np.ndarray | None = None):
+                 *, _trusted_n: np.ndarray | None = None, _unique_ids: bool = False):
         if _trusted_n is None:
             table = np.array(table, dtype=np.int64, copy=True)
             if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] < 2:
@@ -111,7 +111,7 @@ class Counts:
             )
         self._table = _readonly(table)
         self._sparse = None
-        self.ids = _check_ids(ids, table.shape[0])
+        self.ids = _check_ids(ids, table.shape[0], known_unique=_unique_ids)
         self.fixed_categories = bool(fixed_categories)
         self._n = _readonly(n)
         self._cache: dict = {}
@@ -461,13 +461,15 @@ def _list(index: np.ndarray, ids: Any) -> str:
     return ", ".join(labels) + more
 
 
-def _check_ids(ids: Any, M: int):
+def _check_ids(ids: Any, M: int, known_unique: bool = False):
+    """Question ids as a read-only array, one per question and unique (``known_unique``: the caller built them
+    from a GROUP BY, so the O(M log M) check is skipped)."""
     if ids is None:
         return None
     arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
     if arr.ndim != 1 or arr.size != M:
         raise ValueError(f"ids must have one entry per question ({M}), got shape {arr.shape}")
-    if np.unique(arr).size != M:
+    if not known_unique and np.unique(arr).size != M:
         raise ValueError("ids must be unique (one id per question)")
     return _readonly(arr.copy())
 

@@ -38,7 +38,7 @@ from .outcomes import FORMAT, read_outcomes
 from .outcomeset import OutcomeSet
 from .tables import read_long, read_model_columns, read_wide, split_run_ids
 
-__all__ = ["load", "FORMATS"]
+__all__ = ["load", "FORMATS", "ENGINES"]
 
 FORMATS = ("auto", "outcomes", "long", "wide", "model-columns", "aisbench", "opencompass", "lm-eval", "inspect")
 _TABLE_SUFFIXES = {".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq", ".json"}
@@ -205,8 +205,28 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
 
 
+ENGINES = ("auto", "duckdb", "pandas")
+
+
+def _scale_source(p: str, engine: str) -> bool:
+    """Whether ``p`` is counted by the query engine: always with ``engine="duckdb"``; with ``"auto"`` a Parquet
+    file, a glob or a URL (when DuckDB is installed) -- the inputs that grow to billions of rows."""
+    if engine == "pandas":
+        return False
+    s = str(p)
+    scale_like = (any(ch in s for ch in "*?[") or "://" in s or Path(s).suffix.lower() in (".parquet", ".pq")
+                  or (Path(s).is_dir() and any(Path(s).rglob("*.parquet"))))
+    if engine == "duckdb":
+        return True
+    if not scale_like:
+        return False
+    import importlib.util
+
+    return importlib.util.find_spec("duckdb") is not None
+
+
 def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", columns: dict | None = None,
-         **options: Any) -> OutcomeSet:
+         engine: str = "auto", progress: Any = None, **options: Any) -> OutcomeSet:
     """Read one or several files/folders into one :class:`OutcomeSet`.
 
     ``columns`` renames the long table's columns (keys ``model``, ``question``,
@@ -214,9 +234,24 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     reader that takes them (e.g. ``regroup=`` for AISBench, ``metric=`` for
     lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` and ``score_range=``
     for tables) and are ignored by the others.
+
+    ``engine``: ``"auto"`` (default) counts Parquet files, globs (``'runs/*.parquet'``), folders of Parquet
+    shards and URLs inside DuckDB (:func:`bayeseval.io.scale.count_table`: only per-question counts come back)
+    and reads other tables with pandas; ``"duckdb"`` counts every table in DuckDB; ``"pandas"`` reads every
+    row.  ``progress``: a callable wrapping an iterable (tqdm), used when a folder or glob of shards is
+    counted shard by shard.
     """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    if format in ("auto", "long") and all(_scale_source(str(p), engine) for p in paths):
+        from .scale import count_shards
+
+        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        sets = [count_shards(str(p), progress=progress, score_range=options.get("score_range"), **cols)
+                for p in paths]
+        return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     paths = [Path(p) for p in paths]
     if not paths:
         raise ValueError("paths: give at least one file or folder")

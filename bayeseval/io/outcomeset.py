@@ -32,7 +32,7 @@ import numpy as np
 from ..counts import Counts, to_counts
 from ..scores import Scores, any_scores, score_range_arg, to_outcomes, to_scores
 
-__all__ = ["Run", "OutcomeSet"]
+__all__ = ["Run", "CountRun", "OutcomeSet", "add_counts"]
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -172,6 +172,80 @@ class Run:
         if self.scale is not None:
             w = f", scores in [{self.scale[0]:g}, {self.scale[1]:g}]"
         return f"<Run {self.dataset}/{self.model}: {self.M} questions x {N} trials{w}>"
+
+
+class CountRun:
+    """One model's counts on one dataset, as the engine returned them (no trial matrix).
+
+    Behaves as :class:`~bayeseval.io.Run` for everything that works from counts (``counts()``, ``n``, ``M``,
+    ``ids``, ``weights``, ``scale``); ``matrix`` raises, since the trials were never read into memory."""
+
+    def __init__(self, dataset: str, model: str, counted: Counts | Scores, weights: Any = None,
+                 reported: dict | None = None, meta: dict | None = None):
+        self.dataset, self.model = str(dataset), str(model)
+        self._counts = counted
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.scale = (counted.lo, counted.hi) if isinstance(counted, Scores) else None
+        self.reported = dict(reported or {})
+        self.meta = dict(meta or {})
+
+    @property
+    def ids(self) -> tuple:
+        """Question ids (as Python values), in the order of the counts."""
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in self._counts.ids)
+
+    @property
+    def M(self) -> int:
+        return self._counts.M
+
+    @property
+    def n(self) -> np.ndarray:
+        return self._counts.n
+
+    @property
+    def matrix(self):
+        raise ValueError(f"run {self.dataset}/{self.model} was counted by a query engine: it holds per-question "
+                         "counts, not a trial matrix")
+
+    def values(self):
+        return self.matrix
+
+    def counts(self, str_ids: bool = False) -> Counts | Scores:
+        c = self._counts
+        if not str_ids:
+            return c
+        ids = np.array([str(i) for i in c.ids], dtype=object)
+        if isinstance(c, Scores):
+            return Scores(c.n, c.total, c.sq, c.lo, c.hi, ids)
+        return Counts(c.table, ids=ids)
+
+    def as_scores(self, score_range: Any = None) -> "CountRun":
+        """Categories as scores (each category's weight; exact: sums and sums of squares from the counts)."""
+        if self.scale is not None and score_range is None:
+            return self
+        lo, hi = score_range_arg(score_range) or (0.0, 1.0)
+        c = self._counts
+        if isinstance(c, Scores):
+            raise ValueError(f"run {self.dataset}/{self.model} holds scores in [{c.lo:g}, {c.hi:g}], not {score_range}")
+        w = self.weights if self.weights is not None else np.array([0.0, 1.0])
+        used = w[: c.table.shape[1]]
+        if c.table.shape[1] and (used[c.table.sum(axis=0) > 0].min() < lo or used[c.table.sum(axis=0) > 0].max() > hi):
+            raise ValueError(f"{self.dataset}/{self.model}: category values are not all in [{lo:g}, {hi:g}]; give the "
+                             "scale of the scores (score_range=(lo, hi), CLI --scores LO,HI)")
+        t = c.table.astype(np.float64)
+        n = t.sum(axis=1)
+        total = t @ used
+        mean = total / n
+        sq = np.einsum("ik,ik->i", t, (used[None, :] - mean[:, None]) ** 2)
+        return CountRun(self.dataset, self.model, Scores(n.astype(np.int64), total, sq, lo, hi, c.ids),
+                        reported=self.reported, meta=self.meta)
+
+    def __repr__(self) -> str:
+        n = self.n
+        N = str(int(n[0])) if n.min() == n.max() else f"{int(n.min())}..{int(n.max())}"
+        w = f", scores in [{self.scale[0]:g}, {self.scale[1]:g}]" if self.scale else (
+            "" if self.weights is None else f", {len(self.weights)} categories")
+        return f"<CountRun {self.dataset}/{self.model}: {self.M} questions x {N} trials{w} (counted)>"
 
 
 class OutcomeSet:
@@ -317,6 +391,11 @@ class OutcomeSet:
 
     __or__ = merge
 
+    def add(self, other: "OutcomeSet") -> "OutcomeSet":
+        """Counts add: more trials or new questions of the same (dataset, model) pooled, by question id
+        (:func:`add_counts`); the runs become counted runs."""
+        return add_counts(self, other)
+
     def to_frame(self):
         """Long pandas DataFrame: dataset, model, question, trial, score (missing trials left out; a
         category's score is its weight, so :func:`~bayeseval.io.from_long` reads the frame back)."""
@@ -362,3 +441,47 @@ def _matrix_of(R: Any, missing: Any, ragged: bool) -> np.ndarray:
     if ragged and missing is not None and not (isinstance(missing, float) and np.isnan(missing)):
         out[out == float(missing)] = np.nan
     return out
+
+
+def add_counts(a: OutcomeSet, b: OutcomeSet) -> OutcomeSet:
+    """Counts add: runs of the same (dataset, model) pool their trials (questions matched by id, new questions
+    appended); other runs are kept as they are.  Shards counted one at a time give the counts of all of them."""
+    import pandas as pd
+
+    runs = {(r.dataset, r.model): r for r in a}
+    for r in b:
+        key = (r.dataset, r.model)
+        if key not in runs:
+            runs[key] = r
+            continue
+        x, y = runs[key].counts(), r.counts()
+        if type(x) is not type(y):
+            raise ValueError(f"{key[0]}/{key[1]}: cannot add scores to category counts")
+        ids = pd.Index(list(x.ids)).append(pd.Index(list(y.ids))).unique()
+        ix, iy = ids.get_indexer(list(x.ids)), ids.get_indexer(list(y.ids))
+        if isinstance(x, Scores):
+            if (x.lo, x.hi) != (y.lo, y.hi):
+                raise ValueError(f"{key[0]}/{key[1]}: scores on different ranges cannot be added")
+            n, tot, m2 = (np.zeros(len(ids)) for _ in range(3))
+            for c, i in ((x, ix), (y, iy)):
+                np.add.at(n, i, c.n)
+                np.add.at(tot, i, c.total)
+                np.add.at(m2, i, c.sq + c.total**2 / c.n)
+            counted = Scores(n.astype(np.int64), tot, np.maximum(m2 - tot**2 / n, 0.0), x.lo, x.hi,
+                             np.asarray(list(ids), dtype=object))
+            runs[key] = CountRun(key[0], key[1], counted, meta=runs[key].meta)
+            continue
+        K = max(x.table.shape[1], y.table.shape[1])
+        tab = np.zeros((len(ids), K), dtype=np.int64)
+        np.add.at(tab, (ix[:, None], np.arange(x.table.shape[1])[None, :]), x.table)
+        np.add.at(tab, (iy[:, None], np.arange(y.table.shape[1])[None, :]), y.table)
+        wx, wy = runs[key].weights, r.weights
+        if (wx is None) != (wy is None) or (wx is not None and not np.array_equal(wx[:min(len(wx), len(wy))],
+                                                                                 wy[:min(len(wx), len(wy))])):
+            raise ValueError(f"{key[0]}/{key[1]}: the two parts weigh their categories differently; counts add only "
+                             "for the same categories")
+        weights = None if wx is None else (wx if len(wx) >= len(wy) else wy)
+        runs[key] = CountRun(key[0], key[1], Counts(tab, ids=np.asarray(list(ids), dtype=object),
+                                                    fixed_categories=weights is not None),
+                             weights=weights, meta=runs[key].meta)
+    return OutcomeSet(list(runs.values()), source=a.source, warnings=a.warnings + b.warnings)

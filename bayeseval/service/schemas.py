@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Strict, StringConstraints, Tag,
+from pydantic import (AfterValidator, ValidationInfo, BaseModel, ConfigDict, Discriminator, Field, Strict, StringConstraints, Tag,
                       TypeAdapter, field_validator, model_validator)
 
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
@@ -472,15 +472,16 @@ class PlanRequest(_Body):
     delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1 for 0/1 "
                                                  "outcomes; up to hi - lo for scores")
 
-    @model_validator(mode="after")
-    def _delta_range(self):
+    @field_validator("delta")
+    @classmethod
+    def _delta_range(cls, v, info: ValidationInfo):
         lo, hi = LIMITS["delta"]
-        scores = [o for o in (self.a, self.b) if isinstance(o, ScoreOutcomes)]
-        if scores:
+        scores = [o for o in (info.data.get("a"), info.data.get("b")) if isinstance(o, ScoreOutcomes)]
+        if scores:  # scores: up to the width of their range
             hi = max(o.range[1] - o.range[0] for o in scores)
-        if self.delta is not None and not lo <= abs(self.delta) <= hi:
-            raise ValueError(f"delta must satisfy {lo:g} <= |delta| <= {hi:g}, got {self.delta!r}")
-        return self
+        if v is not None and not lo <= abs(v) <= hi:
+            raise ValueError(f"delta must satisfy {lo:g} <= |delta| <= {hi:g}, got {v!r}")
+        return v
 
 
 def check_id_types(parts: dict) -> None:
