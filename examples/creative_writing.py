@@ -55,11 +55,9 @@ def main():
     print(" papers/tree_of_thoughts.py gives a credible interval around the mean itself.)")
     print()
 
-    io, cot = runs.counts("gpt-4 IO"), runs.counts("gpt-4 CoT")
-    try:
-        be.compare(cot, io, names=("CoT", "IO"))
-    except ValueError as exc:
-        print(f"compare on the grades: {exc}")
+    grades = runs.as_scores((1, 10))  # each rating as a score on the 1-10 scale: compared by their mean
+    res = be.compare(grades.counts("gpt-4 CoT"), grades.counts("gpt-4 IO"), names=("CoT", "IO"), seed=1)
+    print("mean rating, as scores on 1-10:", res.summary().splitlines()[0])
     print()
     print("binary view: share of passages whose mean rating is >= 7 (10 passages per task, paired by task)")
     A, B = good_passages(runs.run("gpt-4 CoT")), good_passages(runs.run("gpt-4 IO"))
