@@ -215,3 +215,30 @@ def test_command_line_engine(tmp_path, capsys):
     assert main(["compare", "a", "b", "--data", str(path)]) == 0
     assert main(["rank", str(tmp_path / "*.parquet")]) == 0
     assert main(["plan", str(path), "--models", "a"]) == 0
+
+
+@pytest.mark.slow
+def test_a_spark_dataframe_is_counted_on_spark(tmp_path):
+    """A local Spark session (PySpark with the Java runtime .ci/run installs): a Spark DataFrame -- from pandas,
+    and read from Parquet by Spark itself -- is counted by Spark through the Ibis expression; the counts equal
+    DuckDB's."""
+    pyspark = pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").appName("bayeseval-test").config("spark.ui.enabled", "false")
+             .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    try:
+        df = _long(np.random.default_rng(8), kind="grades")
+        ref = count_table(df)
+        on_spark = count_table(spark.createDataFrame(df))
+        for m in ("a", "b"):
+            _same_counts(on_spark.counts(m), ref.counts(m))
+        path = tmp_path / "t.parquet"
+        df.to_parquet(path)
+        from_files = count_table(spark.read.parquet(str(path)))
+        _same_counts(from_files.counts("b"), ref.counts("b"))
+        assert be.evaluate(on_spark, ["avg"])["a", "avg"].value == pytest.approx(
+            be.evaluate(ref, ["avg"])["a", "avg"].value, rel=1e-12)
+        assert pyspark.__version__
+    finally:
+        spark.stop()

@@ -14,8 +14,9 @@ of (model, question) cells, never with rows.
   history.
 
 The engine is DuckDB (embedded, the default); the same counting is written once as an Ibis expression
-(:func:`count_expression`) that each Ibis backend compiles to its own GROUP BY (tested on DuckDB; a Spark
-DataFrame is handed to Ibis's pyspark backend, which the test suite does not exercise yet).
+(:func:`count_expression`) that each Ibis backend compiles to its own GROUP BY: a Spark DataFrame is counted by
+Spark (tested on DuckDB and on a local Spark session).  The Ibis path checks the values (finite, >= 0 or in
+``score_range``) but not repeated trials.
 
 What is checked, before anything is reported (the query either completes or nothing comes back):
 
@@ -390,6 +391,14 @@ def _assemble(table: dict, rng, where: str) -> OutcomeSet:
     if obs.empty:
         raise ValueError(f"{where}: no scores (every score is missing)")
     levels = np.unique(obs.value.to_numpy())
+    if not np.isfinite(levels).all():
+        raise ValueError(f"{where}: a score is not finite; scores must be finite numbers")
+    if rng is None and levels.min() < 0:
+        raise ValueError(f"{where}: a score of {levels.min():g} is below 0; scores are 0/1, grades 0..C or partial "
+                         "credit >= 0 (or give score_range=(lo, hi))")
+    if rng is not None and (levels.min() < rng[0] or levels.max() > rng[1]):
+        raise ValueError(f"{where}: scores from {levels.min():g} to {levels.max():g} are not all in score_range "
+                         f"[{rng[0]:g}, {rng[1]:g}]")
     integral = bool(np.all(levels == np.round(levels)))
     scores = rng is not None or (not integral and (levels.size > 1001 or levels.max() <= 1))
     if not integral and not scores:
