@@ -332,8 +332,7 @@ def read_inspect_dimensions(path: str | Path, keys: Any, *, scorer: str | None =
         s = read_inspect(path, scorer=scorer, value_key=k, models=models, tasks=tasks)
         several = len(s.datasets) > 1
         for run in s:
-            m = np.asarray(run.matrix) if run.weights is None else np.where(
-                np.isnan(run.matrix), np.nan, run.weights[np.nan_to_num(run.matrix).astype(np.int64)])
+            m = run.values()  # a category's weight, a score itself; NaN where missing
             i, j = np.indices(m.shape)
             ids = np.empty(run.M, dtype=object)
             ids[:] = list(run.ids)
