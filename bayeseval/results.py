@@ -36,7 +36,7 @@ from . import validate as V
 from ._protocol import Result, check_choice
 from ._text import html_table, text_table
 from .counts import Counts
-from .scores import Scores, to_outcomes
+from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
@@ -518,8 +518,7 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
             kw = {**base, **params}
             try:
                 R = data
-                if run is not None and "threshold" in kw and not (isinstance(metric, str)
-                                                                 and metric.strip().lower().startswith("avg@")):
+                if run is not None and "threshold" in kw and not names_avg_at_n(metric):
                     kw.pop("w", None)  # threshold= reads the trial values themselves
                     if run.scale is not None:
                         kw.setdefault("score_range", run.scale)

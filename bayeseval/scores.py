@@ -36,7 +36,7 @@ from . import validate as V
 from .counts import Counts, _check_ids
 
 __all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores", "score_matrix",
-           "binarise", "same_range", "thresholded"]
+           "binarise", "same_range", "thresholded", "names_avg_at_n"]
 
 _LOC_LIMIT = 5
 MAX_MAGNITUDE = 1e12  # score ranges beyond this overflow the variance arithmetic: rescale instead
@@ -332,9 +332,16 @@ def thresholded(inputs: dict, metric: Any, params: dict, *, score_range: Any = N
     """``threshold=`` in a comparison's metric parameters (any metric but ``avg@n``, whose own parameter it is):
     every model's raw scores binarised before counting.  Returns ``(inputs, missing, ragged)`` to count with
     (``params`` loses ``threshold``)."""
-    avg_at_n = isinstance(metric, str) and metric.strip().lower().startswith("avg@")
-    if "threshold" not in params or avg_at_n:
+    if "threshold" not in params or names_avg_at_n(metric):
         return inputs, missing, ragged
     t = params.pop("threshold")
     out = {k: binarise(v, t, score_range=score_range, missing=missing, ragged=ragged, name=k) for k, v in inputs.items()}
     return out, np.nan, False
+
+
+def names_avg_at_n(metric: Any) -> bool:
+    """Whether ``metric`` is AISBench's avg@n, for which ``threshold=`` is the metric's own parameter (every
+    other metric reads it as "binarise the scores first")."""
+    if isinstance(metric, str):
+        return metric.strip().lower().startswith("avg@")
+    return getattr(metric, "name", None) == "avg@n"

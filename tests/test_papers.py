@@ -283,5 +283,8 @@ def test_summeval_expert_means_match(capsys):
     assert tuple(round(experts[d].mean(), 2) for d in mod["DIMS"]) == mod["DATASET_MEANS"]
     crowd = mod["rubric"](mod["table"]("turker"), correlation=False, **mod["COLUMNS"])
     assert r.agreement["consistency"].lo > crowd.agreement["consistency"].hi
+    # the README's "experts 0.40-0.80 by dimension, crowd workers 0.48-0.51"
+    assert [round(a.alpha, 2) for a in r.agreement.values()] == [0.55, 0.80, 0.59, 0.40]
+    assert all(0.48 <= round(a.alpha, 2) <= 0.51 for a in crowd.agreement.values())
     mod["main"]()
     assert "M22 vs M23" in capsys.readouterr().out

@@ -282,14 +282,7 @@ def _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight
         if rng is not None and (lo_v < rng[0] or hi_v > rng[1]):
             raise _locate(con, located_scan, f"({value} < {rng[0]!r} OR {value} > {rng[1]!r})", score,
                           f"is outside score_range [{rng[0]:g}, {rng[1]:g}]", fmt)
-        kind = "scores" if rng is not None or (not integral and (levels > 1001 or hi_v <= 1)) else (
-            "binary" if hi_v <= 1 else "grades")
-        if kind == "grades" and not integral:
-            raise ValueError(f"{where}: scores up to {hi_v:g} that are not integers; give their range "
-                             "(score_range=(lo, hi), CLI --scores LO,HI)")
-        if kind == "grades" and hi_v > 1000:
-            raise ValueError(f"{where}: integer scores up to {hi_v:g}; categories stop at 1000 (rescale or bin them, "
-                             "or give score_range=(lo, hi) to read them as scores)")
+        kind = _kind(integral, levels, hi_v, rng, where)
     else:
         kind, hi_v = "binary", 1.0
     if use_trial:
@@ -354,21 +347,8 @@ def _collect(con, binary: bool, kind: str, rng, hi_v: float, where: str) -> Outc
                             "ORDER BY question, value", [ds, mdl]).fetchnumpy()
             q, val, n = np.asarray(r["question"]), np.asarray(r["value"], dtype=np.float64), np.asarray(r["n"],
                                                                                                         dtype=np.int64)
-            start = np.concatenate([[True], q[1:] != q[:-1]])
-            code = np.cumsum(start) - 1
-            ids = q[start]
-            M = ids.size
-            if kind == "scores":
-                lo, hi = rng or (0.0, 1.0)
-                cnt = np.bincount(code, weights=n, minlength=M)
-                total = np.bincount(code, weights=n * val, minlength=M)
-                sq = np.bincount(code, weights=n * (val - (total / cnt)[code]) ** 2, minlength=M)
-                counted = Scores(cnt.astype(np.int64), total, sq, lo, hi, ids)
-            else:
-                K = 2 if kind == "binary" else int(hi_v) + 1
-                table = np.zeros((M, K), dtype=np.int64)
-                np.add.at(table, (code, val.astype(np.int64)), n)
-                counted = Counts(table, ids=ids, fixed_categories=kind == "grades", _unique_ids=True)
+            start = np.concatenate([[True], q[1:] != q[:-1]])  # sorted by question: a new id starts a new row
+            counted = _build(np.cumsum(start) - 1, q[start], val, n, kind, rng, hi_v)
             keep = None
         dropped = 0 if keep is None else int((~keep).sum())
         if dropped:
@@ -399,31 +379,50 @@ def _assemble(table: dict, rng, where: str) -> OutcomeSet:
     if rng is not None and (levels.min() < rng[0] or levels.max() > rng[1]):
         raise ValueError(f"{where}: scores from {levels.min():g} to {levels.max():g} are not all in score_range "
                          f"[{rng[0]:g}, {rng[1]:g}]")
-    integral = bool(np.all(levels == np.round(levels)))
-    scores = rng is not None or (not integral and (levels.size > 1001 or levels.max() <= 1))
-    if not integral and not scores:
-        raise ValueError(f"{where}: scores up to {levels.max():g} that are not integers; give their range "
-                         "(score_range=(lo, hi), CLI --scores LO,HI)")
-    binary = not scores and levels.max() <= 1
-    weights = None if binary or scores else np.arange(int(levels.max()) + 1, dtype=np.float64)
+    hi_v = float(levels.max())
+    kind = _kind(bool(np.all(levels == np.round(levels))), levels.size, hi_v, rng, where)
+    weights = np.arange(int(hi_v) + 1, dtype=np.float64) if kind == "grades" else None
     runs = []
     for (ds, mdl), part in obs.groupby(["dataset", "model"], sort=False):
         q_codes, q_ids = pd.factorize(part.question, sort=False)
-        M = len(q_ids)
-        if scores:
-            lo, hi = rng or (0.0, 1.0)
-            n = np.bincount(q_codes, weights=part.n, minlength=M)
-            total = np.bincount(q_codes, weights=part.n * part.value, minlength=M)
-            mean = total / n
-            sq = np.bincount(q_codes, weights=part.n * (part.value.to_numpy() - mean[q_codes]) ** 2, minlength=M)
-            counted = Scores(n.astype(np.int64), total, sq, lo, hi, np.asarray(list(q_ids), dtype=object))
-        else:
-            K = 2 if binary else int(levels.max()) + 1
-            tab = np.zeros((M, K), dtype=np.int64)
-            np.add.at(tab, (q_codes, part.value.to_numpy().astype(np.int64)), part.n.to_numpy())
-            counted = Counts(tab, ids=np.asarray(list(q_ids), dtype=object), fixed_categories=not binary)
+        counted = _build(q_codes, np.asarray(list(q_ids), dtype=object), part.value.to_numpy(), part.n.to_numpy(),
+                         kind, rng, hi_v)
         runs.append(CountRun(ds, mdl, counted, weights=weights, meta={"source": where, "engine": "counted"}))
     return OutcomeSet(runs, source=where)
+
+
+def _kind(integral: bool, levels: int, hi: float, rng, where: str) -> str:
+    """How the values are read, as the pandas reader reads them: ``"binary"`` (0/1), ``"grades"`` (integers
+    0..C, categories weighted by their value) or ``"scores"`` (``score_range`` given, or values that are not
+    integers, in [0, 1] or too many to be categories)."""
+    if rng is not None or (not integral and (levels > 1001 or hi <= 1)):
+        return "scores"
+    if hi <= 1:
+        return "binary"
+    if not integral:
+        raise ValueError(f"{where}: scores up to {hi:g} that are not integers; give their range "
+                         "(score_range=(lo, hi), CLI --scores LO,HI)")
+    if hi > 1000:
+        raise ValueError(f"{where}: integer scores up to {hi:g}; categories stop at 1000 (rescale or bin them, "
+                         "or give score_range=(lo, hi) to read them as scores)")
+    return "grades"
+
+
+def _build(code: np.ndarray, ids: np.ndarray, val: np.ndarray, n: np.ndarray, kind: str, rng,
+           hi: float) -> Counts | Scores:
+    """One run's counts from its (question code, value, n) groups: a category table, or a score's number, sum
+    and within-question sum of squares (exact: sum_v n_v (v - mean)^2)."""
+    M = ids.size
+    val, n = np.asarray(val, dtype=np.float64), np.asarray(n, dtype=np.int64)
+    if kind == "scores":
+        lo, top = rng or (0.0, 1.0)
+        cnt = np.bincount(code, weights=n, minlength=M)
+        total = np.bincount(code, weights=n * val, minlength=M)
+        sq = np.bincount(code, weights=n * (val - (total / cnt)[code]) ** 2, minlength=M)
+        return Scores(cnt.astype(np.int64), total, sq, lo, top, ids)
+    table = np.zeros((M, 2 if kind == "binary" else int(hi) + 1), dtype=np.int64)
+    np.add.at(table, (code, val.astype(np.int64)), n)
+    return Counts(table, ids=ids, fixed_categories=kind == "grades", _unique_ids=True)
 
 
 def _plain(a: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 from .. import validate as V
 from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
-from ..scores import Scores, binarise, looks_continuous, score_range_arg, to_outcomes
+from ..scores import Scores, binarise, looks_continuous, names_avg_at_n, score_range_arg, to_outcomes
 from ..targets import MetricSpec, parse
 from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
 from .beta import IndependentBeta
@@ -85,7 +85,7 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     ``avg@n``, whose own parameter it is) first turns scores into 0/1 outcomes, ``score > t`` (AISBench's
     convention), explicitly; ``missing`` / ``ragged`` say which of the raw scores are unobserved there."""
     threshold = None
-    if "threshold" in metric_params and not _is_avg_at_n(metric):
+    if "threshold" in metric_params and not names_avg_at_n(metric):
         threshold = metric_params.pop("threshold")
     if isinstance(metric, MetricSpec):
         spec = metric
@@ -136,11 +136,6 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     if pspec.kind == "dirichlet" and spec.kind in ("bernstein", "geospectrum"):
         raise ValueError(f"{spec.label} needs binary outcomes and a Beta or hierarchical prior")
     return posterior_for(counts, spec, pspec, w=w, R0=R0)
-
-
-def _is_avg_at_n(metric: Any) -> bool:
-    return (isinstance(metric, MetricSpec) and metric.name == "avg@n") or (
-        isinstance(metric, str) and metric.strip().lower().startswith("avg@"))
 
 
 def _score_posterior(R, spec: MetricSpec, prior, alpha0, beta0, w, R0, score_range) -> Posterior:

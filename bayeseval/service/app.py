@@ -80,6 +80,13 @@ def _json(status: int, body: dict) -> JSONResponse:
     return JSON(body, status_code=status)
 
 
+def _capped(cells: int, cap: int, field: str, noun: str) -> None:
+    """A body of ``cells`` labels / ratings over the cell cap is a 422 naming ``field``."""
+    if cells > cap:
+        raise ServiceError(422, "too_many_cells", field, f"{cells:,} {noun} are over the cap of {cap:,} "
+                                                         "(BAYESEVAL_MAX_CELLS)")
+
+
 async def _computed(pool: ComputePool, fn, *args) -> Response:
     """``fn(*args)`` in a compute worker, answered with the JSON bytes the worker encoded."""
     return Response(await pool.run(encoded, fn, *args), media_type="application/json")
@@ -182,25 +189,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @v1.post("/pairwise", response_model=None, summary="Pairwise preferences: strengths of many models, or one pair")
     async def pairwise(req: PairwiseRequest):
-        if req.cells > cap:
-            raise ServiceError(422, "too_many_cells", "labels", f"{req.cells:,} labels are over the cap of {cap:,} "
-                                                                 "(BAYESEVAL_MAX_CELLS)")
+        _capped(req.cells, cap, "labels", "labels")
         return await _computed(pool, tasks.pairwise, req)
 
     @v1.post("/rubric", response_model=None,
              summary="Rubric ratings: per-dimension estimates, pass rules, judge agreement; or two systems compared")
     async def rubric(req: RubricRequest):
-        if req.cells > cap:
-            raise ServiceError(422, "too_many_cells", "ratings", f"{req.cells:,} ratings are over the cap of {cap:,} "
-                                                                  "(BAYESEVAL_MAX_CELLS)")
+        _capped(req.cells, cap, "ratings", "ratings")
         return await _computed(pool, tasks.rubric, req)
 
     @v1.post("/classify", response_model=None,
              summary="Classification metrics (accuracy, F1, per class) with intervals; two models compared")
     async def classify(req: ClassifyRequest):
-        if req.cells > cap:
-            raise ServiceError(422, "too_many_cells", "true", f"{req.cells:,} labels are over the cap of {cap:,} "
-                                                               "(BAYESEVAL_MAX_CELLS)")
+        _capped(req.cells, cap, "true", "labels")
         return await _computed(pool, tasks.classify, req)
 
     @v1.post("/aisbench", response_model=None, responses={200: {"model": AISBenchResponse}},
