@@ -20,12 +20,15 @@ import os
 import sys
 import warnings
 from pathlib import Path
+import numpy as np
 
 from . import __version__
+from ._argtypes import level as _level
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import text_table
 from .results import estimate, evaluate
+from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
@@ -284,24 +287,10 @@ def cmd_compare(args) -> int:
     _check_output(args.output)
     _check_output(args.plot)
     _check_image(args.plot)
-    data = _load(args.data, args) if args.data else None
-    name_a, side_a = _side(args.a, data, args, "A")
-    name_b, side_b = _side(args.b, data, args, "B")
-    if name_a == name_b:  # the same model on two datasets or in two files: label the sides as given
-        name_a, name_b = (args.a, args.b) if args.a != args.b else (f"{name_a} (A)", f"{name_b} (B)")
-    shared = [d for d in side_a.datasets if d in side_b.datasets]
-    if not shared:
-        if len(side_a.datasets) == len(side_b.datasets) == 1:
-            shared = [(side_a.datasets[0], side_b.datasets[0])]
-            _warn(f"pairing A's dataset {side_a.datasets[0]!r} with B's {side_b.datasets[0]!r} by question id")
-        else:
-            raise UsageError(f"A and B share no dataset: A has {side_a.datasets}, B has {side_b.datasets}")
-    else:
-        shared = [(d, d) for d in shared]
+    name_a, name_b, pairs = _paired_runs(args)
     rope = args.rope
     results = []
-    for da, db in _progress(shared, args, "comparing"):
-        ra, rb = side_a.run(side_a.models[0], da), side_b.run(side_b.models[0], db)
+    for da, ra, rb in _progress(pairs, args, "comparing"):
         if ra.weights is not None or rb.weights is not None:
             raise UsageError(f"compare needs 0/1 outcomes; dataset {da!r} has graded (categorical) outcomes")
         str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}  # "7" in one file, 7 in another
@@ -328,6 +317,108 @@ def cmd_compare(args) -> int:
         print(f"bayeseval: {name_a} is credibly worse than {name_b} on {', '.join(worse)} (--fail-if-worse)",
               file=sys.stderr)
         return 1
+    return 0
+
+
+def _paired_runs(args):
+    """A and B (files, PATH::MODEL, or models of --data) -> (name A, name B, [(dataset, run A, run B)])."""
+    data = _load(args.data, args) if args.data else None
+    name_a, side_a = _side(args.a, data, args, "A")
+    name_b, side_b = _side(args.b, data, args, "B")
+    if name_a == name_b:  # the same model on two datasets or in two files: label the sides as given
+        name_a, name_b = (args.a, args.b) if args.a != args.b else (f"{name_a} (A)", f"{name_b} (B)")
+    shared = [d for d in side_a.datasets if d in side_b.datasets]
+    if not shared:
+        if len(side_a.datasets) == len(side_b.datasets) == 1:
+            shared = [(side_a.datasets[0], side_b.datasets[0])]
+            _warn(f"pairing A's dataset {side_a.datasets[0]!r} with B's {side_b.datasets[0]!r} by question id")
+        else:
+            raise UsageError(f"A and B share no dataset: A has {side_a.datasets}, B has {side_b.datasets}")
+    else:
+        shared = [(d, d) for d in shared]
+    return name_a, name_b, [(da, side_a.run(side_a.models[0], da), side_b.run(side_b.models[0], db))
+                            for da, db in shared]
+
+
+def _aligned(ra, rb):
+    """Two runs' per-trial values on the same questions, B's rows in A's question order, and the score range."""
+    from .comparison.paired import align
+
+    str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}
+    ca, cb = ra.counts(str_ids), rb.counts(str_ids)
+    _, pos = align(ca, cb)
+    va, vb = ra.values(), rb.values()
+    if va.shape[0] != ca.M or vb.shape[0] != cb.M:  # questions without any trial were left out of the counts
+        raise UsageError(f"{ra.dataset}: questions without an observed trial; drop them before a sequential analysis")
+    vb = vb if pos is None else vb[pos]
+    kinds = {r.scale if r.scale is not None else ((float(np.min(r.weights)), float(np.max(r.weights)))
+                                                   if r.weights is not None else None) for r in (ra, rb)}
+    if len(kinds) > 1:
+        raise UsageError(f"{ra.dataset}: A and B hold different kinds of outcomes ({sorted(map(str, kinds))})")
+    return va, vb, kinds.pop()
+
+
+def cmd_monitor(args) -> int:
+    from .sequential import SequentialCompare, question_values
+
+    name_a, name_b, pairs = _paired_runs(args)
+    out = []
+    for da, ra, rb in pairs:
+        va, vb, scale = _aligned(ra, rb)
+        kw = {"score_range": scale} if scale is not None else {}
+        xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
+        xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
+        seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
+        n_trials = np.minimum((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
+        out.append((da, seq.update(xa, xb, samples=n_trials)))
+    if args.format == "json":
+        text = json.dumps([{"dataset": d, **st.to_dict()} for d, st in out], indent=1)
+    else:
+        text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + st.summary() for d, st in out)
+        text += ("\nQuestions are taken in the order of A's file: this is valid when that is the order they were "
+                 "run in and it was random (bayeseval run draws it so).")
+    _write(text, args)
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from .sequential import replay
+
+    name_a, name_b, pairs = _paired_runs(args)
+    out = []
+    for da, ra, rb in _progress(pairs, args, "replaying"):
+        va, vb, scale = _aligned(ra, rb)
+        kw = {"score_range": scale} if scale is not None else {}
+        out.append((da, replay(va, vb, metric=args.metric, trials=args.trials, replays=args.replays, until=args.until,
+                               alpha=args.alpha, seed=args.seed or 0, names=(name_a, name_b), **kw,
+                               **_metric_params(args.metric, args))))
+    if args.format == "json":
+        text = json.dumps([{"dataset": d, **r.to_dict()} for d, r in out], indent=1, default=str)
+    else:
+        text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + r.summary() for d, r in out)
+    _write(text, args)
+    return 0
+
+
+def cmd_allocate(args) -> int:
+    from .sequential.allocation import design, trial_values
+
+    data = _load(args.paths, args)
+    runs = list(data)
+    for r in runs:
+        if r.weights is not None or r.scale is not None:
+            raise UsageError(f"{r.dataset}/{r.model}: allocate works on 0/1 outcomes")
+    keyed = {(f"{r.dataset}/{r.model}" if len(data.datasets) > 1 else r.model): r.counts() for r in runs}
+    params = _metric_params(args.metric, args)
+    values = trial_values(keyed, args.metric, prior=args.prior, **params)
+    designs = {k: design(c, args.metric, question_cost=args.question_cost, budget=args.budget, prior=args.prior,
+                         **params) for k, c in keyed.items()}
+    if args.format == "json":
+        text = json.dumps({"next": values.best(args.top).to_dict("records"),
+                           "design": {k: d.to_dict() for k, d in designs.items()}}, indent=1, default=str)
+    else:
+        text = values.summary() + "\n\n" + "\n\n".join(f"{k}: {d.summary()}" for k, d in designs.items())
+    _write(text, args)
     return 0
 
 
@@ -582,16 +673,6 @@ def cmd_demo(args) -> int:
 
 
 # --------------------------------------------------------------------------- parser
-def _level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in (0, 1), got {text!r}")
-    return value
-
-
 def _rope(text: str):
     try:
         parts = [float(x) for x in text.split(",")]
@@ -600,6 +681,16 @@ def _rope(text: str):
     if len(parts) not in (1, 2):
         raise argparse.ArgumentTypeError(f"expected a half-width r or lo,hi, got {text!r}")
     return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def _add_pair(p) -> None:
+    """A and B (files, PATH::MODEL or models of --data), the input options, --metric and --tau."""
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--data", action="append", metavar="PATH", help="read both models from this input")
+    _add_input(p, many=False)
+    p.add_argument("--metric", default="avg", help="metric (default avg)")
+    p.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
 
 
 def _add_input(p, many: bool = True) -> None:
@@ -839,6 +930,54 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(rb, ("text", "json", "markdown", "latex"))
     rb.set_defaults(func=cmd_rubric)
 
+    mon = _sub(sub, "monitor", "anytime-valid A vs B: look after every question, stop when it is decided",
+               "A confidence sequence for the mean paired difference A - B of the metric's per-question scores "
+               "(betting, Waudby-Smith & Ramdas 2024): valid at every number of questions, so a running evaluation "
+               "may be checked after each question and stopped whenever a rule holds. Questions are taken in the "
+               "order of A's file (their run order, which must have been random).",
+               "  bayeseval monitor runs/new.jsonl runs/base.jsonl --until 'decided or equivalent within 0.02'\n"
+               "  bayeseval monitor --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --metric pass@10")
+    _add_pair(mon)
+    mon.add_argument("--until", default="decided", metavar="WORDS",
+                     help="stopping rule: 'decided', 'equivalent within R', 'width W', 'N questions', 'N samples', "
+                          "joined by 'or' (default decided)")
+    mon.add_argument("--rope", type=_rope, help="region of practical equivalence: half-width r or lo,hi")
+    mon.add_argument("--alpha", type=_level, default=0.05, help="error level of the sequence (default 0.05)")
+    _add_output(mon, ("text", "json"))
+    mon.set_defaults(func=cmd_monitor)
+
+    rp = _sub(sub, "replay", "replay a finished A vs B run as if sampled live: samples a sequential study saves",
+              "Draw questions at random (with replacement) and fresh trials of each, as a live study would, until "
+              "the stopping rule holds; repeat --replays times. Reports the samples spent against the full data and "
+              "against the smallest fixed design reaching the full data's decision as often, with the error rates.",
+              "  bayeseval replay --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --trials 1\n"
+              "  bayeseval replay new.csv base.csv --metric pass@4 --trials 4 --replays 500")
+    _add_pair(rp)
+    rp.add_argument("--trials", type=int, default=1, help="trials per drawn question and model (default 1)")
+    rp.add_argument("--replays", type=int, default=200, help="random replays (default 200)")
+    rp.add_argument("--until", default="decided", metavar="WORDS", help="stopping rule (as for monitor)")
+    rp.add_argument("--alpha", type=_level, default=0.05)
+    rp.add_argument("--seed", type=int, default=None)
+    _add_output(rp, ("text", "json"))
+    rp.set_defaults(func=cmd_replay)
+
+    al = _sub(sub, "allocate", "where the next trials do most good; new questions or more trials",
+              "For each model and question, the expected drop of the metric's posterior variance from one more trial "
+              "(closed form under the fitted pool), best first; and the trials per question that minimise variance per "
+              "budget, with --budget the choice between more trials on these questions and new ones.",
+              "  bayeseval allocate pilot.csv --metric pass@4 --question-cost 5 --budget 2000")
+    _add_input(al)
+    al.add_argument("--metric", default="avg", help="metric (default avg)")
+    al.add_argument("--top", type=int, default=10, help="how many next trials to list (default 10)")
+    al.add_argument("--question-cost", type=float, default=0.0,
+                    help="cost of a new question, in trials (writing it, a container, a judge set-up; default 0)")
+    al.add_argument("--budget", type=float, default=None, help="trials to spend next")
+    al.add_argument("--prior", choices=("pool", "uniform"), default="pool",
+                    help="question pool: the fitted mixture (default) or uniform")
+    al.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
+    _add_output(al, ("text", "json"))
+    al.set_defaults(func=cmd_allocate)
+
     demo = _sub(sub, "demo", "metrics with intervals for the bundled Tree-of-Thoughts Game of 24 runs",
                 "Print avg (pass@1), pass@10, pass@100, pass^10 and maj@10 with population- and "
                 "benchmark-scope intervals for GPT-4 IO and CoT on Game of 24 (100 tasks x 100 samples, "
@@ -848,6 +987,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     demo.add_argument("--format", choices=("table", "json"), default="table")
     demo.set_defaults(func=cmd_demo)
+    add_run_parser(sub, parents=[_common()])
     add_serve_parser(sub, parents=[_common()])
     return parser
 

@@ -21,16 +21,19 @@ PKG = Path(be.__file__).resolve().parent
 
 # Layers from the bottom up; a module may import from its own layer or any layer below it.
 LAYERS = [
-    ("base", ["bayeseval.validate", "bayeseval._text", "bayeseval._protocol", "bayeseval.intervals"]),
+    ("base", ["bayeseval.validate", "bayeseval._text", "bayeseval._protocol", "bayeseval.intervals",
+              "bayeseval._argtypes"]),
     ("counts", ["bayeseval.counts", "bayeseval.scores"]),
     ("metrics", ["bayeseval.metrics", "bayeseval.targets", "bayeseval.aisbench", "bayeseval.scorio"]),
     ("priors", ["bayeseval.priors"]),
     ("posterior", ["bayeseval.posterior"]),
     ("results", ["bayeseval.results"]),
-    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise", "bayeseval.classification", "bayeseval.rubric"]),
+    ("comparison", ["bayeseval.comparison", "bayeseval.pairwise", "bayeseval.classification", "bayeseval.rubric",
+                    "bayeseval.sequential"]),
     ("mcmc", ["bayeseval.mcmc"]),
     ("io", ["bayeseval.io"]),
     ("report", ["bayeseval.report"]),
+    ("runner", ["bayeseval.runner"]),
     ("shells", ["bayeseval.cli", "bayeseval.service"]),
 ]
 CORE = {"base", "counts", "metrics", "priors", "posterior", "results", "comparison"}

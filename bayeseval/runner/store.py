@@ -1,0 +1,131 @@
+"""The run folder's own files: ``run.json`` (the configuration) and ``samples.jsonl`` (one line per sample).
+
+``samples.jsonl`` is appended to as each sample finishes, one JSON object per line, flushed per
+line::
+
+    {"question": "q17", "index": 16, "sample": 2, "text": "... #### 42", "score": 1.0, "error": null,
+     "finish_reason": "stop", "attempts": 1, "latency": 0.84, "finished": "2026-03-26T15:13:26.123+00:00"}
+
+``index`` is the question's 0-based position in the dataset, ``sample`` the sample index
+``0..n-1``.  A failed sample has ``text`` and ``score`` null and the last error in ``error``.  On a
+restart the file is read back: a last line without its newline (the process was killed while
+writing it) is cut off and that sample is asked again; a later record of a pair replaces an earlier
+*failure* of the same pair (``retry_failed``); any other repeated pair, or a malformed line before
+the last, is an error naming the line.
+
+``run.json`` holds ``config``: the keys that decide what the samples mean (base URL, model, dataset
+path and sha256, the fields read, ``n``, temperature, max_tokens, scorer, seed).  Resuming with a
+different value of any of them is a ValueError naming the key; start a new ``--out`` folder instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SampleStore", "check_config", "read_run", "write_run", "CONFIG_KEYS", "RUN_FORMAT"]
+
+RUN_FORMAT = "bayeseval-run/1"
+CONFIG_KEYS = ("base_url", "model", "dataset", "dataset_sha256", "prompt_field", "answer_field", "id_field", "n",
+               "temperature", "max_tokens", "scorer", "seed")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def read_run(folder: Path) -> dict | None:
+    path = Path(folder) / "run.json"
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable run file ({exc}); use a new --out folder") from None
+    if not isinstance(doc, dict) or doc.get("format") != RUN_FORMAT or not isinstance(doc.get("config"), dict):
+        raise ValueError(f"{path}: not a {RUN_FORMAT} file; use a new --out folder")
+    return doc
+
+
+def write_run(folder: Path, doc: dict) -> None:
+    """Write ``run.json`` atomically (a temporary file renamed over it)."""
+    path = Path(folder) / "run.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def check_config(stored: dict, config: dict, where: str) -> None:
+    """A ValueError naming the first key whose value differs between the stored and the new config."""
+    for key in CONFIG_KEYS:
+        if key in stored and stored.get(key) != config.get(key):
+            raise ValueError(f"{where}: cannot resume: {key} differs (stored {stored.get(key)!r}, now "
+                             f"{config.get(key)!r}); use a new --out folder, or the stored settings")
+
+
+class SampleStore:
+    """The append-only samples file of a run folder; ``records`` maps ``(str(question id), sample)`` to a record."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / "samples.jsonl"
+        self.records: dict[tuple[str, int], dict] = {}
+        self.repaired = False
+        self._fh = None
+
+    def load(self, n: int) -> dict[tuple[str, int], dict]:
+        """Read the finished samples back (cutting off a half-written last line)."""
+        self.records = {}
+        if not self.path.exists():
+            return self.records
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        lines = data[:end].split(b"\n")[:-1]
+        keep = end
+        if end < len(data):          # a last line without its newline: the process died writing it
+            self.repaired = True
+        for ln, raw in enumerate(lines, start=1):
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+                ok = isinstance(rec, dict) and {"question", "sample"} <= set(rec)
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                ok = False
+            if not ok:
+                if ln == len(lines) and end == len(data):   # the last line itself is broken: redo it too
+                    keep = end - len(raw) - 1
+                    self.repaired = True
+                    break
+                raise ValueError(f"{self.path}: line {ln}: not a sample record; the file is damaged")
+            j = rec["sample"]
+            if isinstance(j, bool) or not isinstance(j, int) or not 0 <= j < n:
+                raise ValueError(f"{self.path}: line {ln}: sample index {j!r} is outside 0..{n - 1}")
+            key = (str(rec["question"]), j)
+            old = self.records.get(key)
+            if old is not None and old.get("error") is None:
+                raise ValueError(f"{self.path}: line {ln}: question {rec['question']!r} sample {j} is recorded twice")
+            self.records[key] = rec
+        if keep < len(data):
+            with self.path.open("r+b") as fh:
+                fh.truncate(keep)
+        return self.records
+
+    def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = self.path.open("a", encoding="utf-8")
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def append(self, rec: dict[str, Any]) -> None:
+        """Write one record as one line and flush it."""
+        key = (str(rec["question"]), rec["sample"])
+        old = self.records.get(key)
+        if old is not None and old.get("error") is None:   # pragma: no cover - the runner never asks twice
+            raise RuntimeError(f"question {rec['question']!r} sample {rec['sample']} is already recorded")
+        self._fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        self.records[key] = rec

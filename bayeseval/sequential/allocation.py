@@ -1,0 +1,248 @@
+r"""Where the next trial does most good: closed-form value of one more trial, and new questions vs more trials.
+
+**One more trial on question i (benchmark scope).**  Question i's success rate has the posterior of the
+fitted pool (a mixture of Betas, :class:`bayeseval.priors.BetaMixture`, or one Beta) updated by its
+``s`` of ``n``; the metric is :math:`\bar g = \frac1M\sum_i g(p_i)` with :math:`g` in Bernstein form.
+One more trial :math:`y \in \{0, 1\}` changes the posterior variance of :math:`g(p_i)` by, on average,
+
+.. math::
+
+    \mathrm{Var}[g] - E_y\,\mathrm{Var}[g \mid y] = \mathrm{Var}_y\bigl(E[g \mid y]\bigr)
+    = P(y=1)\,P(y=0)\,\bigl(E[g \mid y=1] - E[g \mid y=0]\bigr)^2
+
+(the law of total variance), with :math:`P(y=1) = E[p_i]` and both conditional means closed-form Beta
+moments; questions are independent a posteriori, so the metric's variance drops by that over
+:math:`M^2`.  :func:`trial_values` returns it for every (model, question); the largest is where the next
+trial goes.  For a comparison A - B the two models' posteriors are independent given their pools, so
+the same values apply to the difference.  (For a plain Beta(a, b) and avg this is
+:math:`ab / ((a+b)^2 (a+b+1)^2)`: the most uncertain, least-sampled questions first.)
+
+**New questions or more trials (population scope).**  With ``n`` trials per question the pool mean's
+estimate from ``M`` questions has variance :math:`(\sigma_b^2 + \sigma_w^2(n)) / M` with
+:math:`\sigma_b^2 = \mathrm{Var}_{pool}\, g(p)` (between questions) and
+:math:`\sigma_w^2(n) = E_{pool}\,\mathrm{Var}(\hat g_n \mid p)` (within: the unbiased estimate from ``n``
+trials), both exact sums under the fitted pool.  A question costs ``question_cost`` plus ``n`` trials, so
+the variance per unit budget is :math:`(\sigma_b^2 + \sigma_w^2(n))(c_q + n)`; :func:`design` finds the
+``n`` minimising it (Cochran 1977, *Sampling Techniques*, §10.6, two-stage sampling) and, for a budget,
+compares spending it on trials of the questions already run with spending it on new questions.
+Without a per-question cost new questions always win (more trials never shrink :math:`\sigma_b^2/M`);
+with one, :math:`n^* \approx \sqrt{c_q\, \sigma_w^2(1) / \sigma_b^2}` for avg.
+
+>>> import numpy as np
+>>> R = np.array([[1, 1, 1, 1], [0, 0, 0, 0], [1, 0, 1, 0]] * 20)
+>>> v = trial_values({"m": R}, prior="uniform")
+>>> top = v.best(1)                     # a 2-of-4 question: Beta(3, 3) under the uniform prior
+>>> int(top.loc[0, "question"]), round(float(top.loc[0, "value"]) * 60**2, 6), round(9 / (36 * 49), 6)
+(2, 0.005102, 0.005102)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import betaln, gammaln
+
+from .. import validate as V
+from .._protocol import Result
+from .._text import text_table
+from ..counts import Counts, to_counts
+from ..metrics.engine import moments_rows
+from ..priors import BetaMixture
+from ..targets import parse
+from .scoring import unbiased_table
+
+__all__ = ["trial_values", "TrialValues", "design", "Design", "pool_of"]
+
+
+def _coefficients(metric: Any, params: dict) -> tuple[np.ndarray, str]:
+    spec = parse(metric, **params)
+    if spec.kind == "bernstein":
+        return np.asarray(spec.coefficients, dtype=np.float64), spec.label
+    if spec.name in ("avg", "avg@n") and "w" not in spec.params:
+        return np.array([0.0, 1.0]), spec.label
+    raise ValueError(f"metric {spec.label!r}: allocation works for 0/1 outcomes and avg or an @k metric "
+                     "(pass@k, pass^k, maj@k, ...)")
+
+
+def pool_of(counts: Counts, prior: str = "pool") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The question pool as Beta components ``(a, b, weights)``: the fitted mixture (``"pool"``, the default
+    population model for 0/1 outcomes) or one uniform Beta(1, 1) (``"uniform"``)."""
+    if prior == "uniform":
+        return np.array([1.0]), np.array([1.0]), np.array([1.0])
+    if prior != "pool":
+        raise ValueError(f"prior must be 'pool' or 'uniform', got {prior!r}")
+    mix = BetaMixture.fit(counts)
+    return mix.a, mix.b, mix.point
+
+
+def _log_betabin(n, s, a, b):
+    return (gammaln(n + 1.0) - gammaln(s + 1.0) - gammaln(n - s + 1.0)
+            + betaln(a + s, b + n - s) - betaln(a, b))
+
+
+def _mixture_mean(n, s, a, b, w, c):
+    """Posterior mean of g(p) per state (rows of n, s) under the pool (a, b, w) updated by s of n."""
+    U, J = n.size, a.size
+    logr = np.log(w)[None, :] + _log_betabin(n[:, None], s[:, None], a[None, :], b[None, :])
+    r = np.exp(logr - logr.max(axis=1, keepdims=True))
+    r /= r.sum(axis=1, keepdims=True)
+    nn, ss = np.repeat(n, J), np.repeat(s, J)
+    mean, _, _ = moments_rows(nn, ss, np.tile(a, U), np.tile(b, U), c[:, None])
+    return (r * mean[:, 0].reshape(U, J)).sum(axis=1), r
+
+
+def _state_values(n_u, s_u, a, b, w, c):
+    """Expected drop of Var[g(p)] from one more trial, per state, and the current posterior mean of p."""
+    e1, _ = _mixture_mean(n_u + 1, s_u + 1, a, b, w, c)
+    e0, _ = _mixture_mean(n_u + 1, s_u, a, b, w, c)
+    p1, _ = _mixture_mean(n_u, s_u, a, b, w, np.array([0.0, 1.0]))
+    return p1 * (1.0 - p1) * (e1 - e0) ** 2, p1
+
+
+@dataclass(frozen=True, repr=False)
+class TrialValues(Result):
+    """Expected reduction of the metric's posterior variance from one more trial, per (model, question)."""
+
+    metric: str
+    prior: str
+    frame: Any  # pandas DataFrame: model, question, n, correct, p_mean, value
+
+    def best(self, n: int = 10):
+        """The ``n`` (model, question) pairs whose next trial shrinks the variance most."""
+        return self.frame.nlargest(V.integer(n, "n", minimum=1), "value", keep="first").reset_index(drop=True)
+
+    def to_frame(self):
+        return self.frame.copy()
+
+    def to_dict(self) -> dict:
+        top = self.best(10)
+        return {"metric": self.metric, "prior": self.prior,
+                "best": top.to_dict("records")}
+
+    def summary(self) -> str:
+        top = self.best(10)
+        rows = [[str(r.model), str(r.question), str(int(r.n)), str(int(r.correct)), f"{r.p_mean:.3f}", f"{r.value:.3g}"]
+                for r in top.itertuples()]
+        return (f"Next trials for {self.metric} (largest expected drop of the posterior variance, pool: {self.prior})\n"
+                + text_table(["model", "question", "n", "correct", "E[p]", "value"], rows))
+
+
+def trial_values(models: Any, metric: Any = "avg", *, prior: str = "pool", **metric_params) -> TrialValues:
+    """The value of one more trial for every question of every model (see the module docstring).
+
+    ``models`` maps a name to 0/1 outcomes (matrix, DataFrame, lists of rows with ``missing``, Counts);
+    one matrix is one model named "model".
+    """
+    import pandas as pd
+
+    if not isinstance(models, dict):
+        models = {"model": models}
+    c, label = _coefficients(metric, metric_params)
+    frames = []
+    for name, X in models.items():
+        counts = X if isinstance(X, Counts) else to_counts(X, missing=np.nan, name=str(name))
+        n_u, s_u, _, inverse = counts.binary_states()
+        if not counts.is_binary:
+            counts.successes(label)  # the error that names the non-binary outcomes
+        a, b, w = pool_of(counts, prior)
+        value, pmean = _state_values(n_u.astype(np.float64), s_u.astype(np.float64), a, b, w, c)
+        inv = inverse()
+        ids = counts.ids if counts.ids is not None else np.arange(counts.M)
+        frames.append(pd.DataFrame({"model": str(name), "question": list(ids), "n": counts.n,
+                                    "correct": counts.successes(label), "p_mean": pmean[inv],
+                                    "value": value[inv] / counts.M**2}))
+    return TrialValues(label, prior, pd.concat(frames, ignore_index=True))
+
+
+@dataclass(frozen=True, repr=False)
+class Design(Result):
+    """Trials per question that minimise variance per unit budget, and new questions vs more trials."""
+
+    metric: str
+    M: int
+    n: float
+    sigma_b2: float
+    table: Any  # DataFrame: trials, sigma_w2, var_per_budget
+    n_best: int
+    question_cost: float
+    budget: float | None
+    var_more_trials: float | None
+    var_new_questions: float | None
+
+    @property
+    def advice(self) -> str:
+        if self.budget is None:
+            return f"run {self.n_best} trial(s) per question"
+        if self.var_new_questions is None:
+            return f"run {self.n_best} trial(s) per question"
+        better = "new questions" if self.var_new_questions < self.var_more_trials else "more trials on these questions"
+        return (f"spend the budget on {better}: posterior sd {np.sqrt(self.var_new_questions):.4f} with new questions "
+                f"({self.n_best} trial(s) each) vs {np.sqrt(self.var_more_trials):.4f} with more trials")
+
+    def to_frame(self):
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "M": self.M, "n": self.n, "sigma_b2": self.sigma_b2, "n_best": self.n_best,
+                "question_cost": self.question_cost, "budget": self.budget, "var_more_trials": self.var_more_trials,
+                "var_new_questions": self.var_new_questions, "advice": self.advice}
+
+    def summary(self) -> str:
+        rows = [[str(int(r.trials)), f"{r.sigma_w2:.4g}", f"{r.var_per_budget:.4g}"] for r in self.table.itertuples()
+                if r.trials <= max(8, 2 * self.n_best) or r.trials == self.n_best]
+        return (f"Design for {self.metric}: between-question variance {self.sigma_b2:.4g}; a question costs "
+                f"{self.question_cost:g} + n trials\n"
+                + text_table(["trials n", "within variance", "variance x cost per question"], rows) + "\n" + self.advice)
+
+
+def _within(c: np.ndarray, n: int, a, b, w) -> float:
+    """E_pool Var(g_hat_n | p) = E[g_hat(S)^2] - E_pool[g(p)^2], S ~ the pool's beta-binomial on n trials."""
+    s = np.arange(n + 1, dtype=np.float64)
+    pmf = np.exp(_log_betabin(float(n), s[:, None], a[None, :], b[None, :])) @ w
+    g_hat, _ = unbiased_table(c, n)
+    mean, var, _ = moments_rows(np.zeros(a.size, np.int64), np.zeros(a.size, np.int64), a, b, c[:, None])
+    eg2 = float(w @ (var[:, 0] + mean[:, 0] ** 2))
+    return max(float(pmf @ g_hat**2) - eg2, 0.0)
+
+
+def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: float | None = None,
+           max_trials: int = 64, prior: str = "pool", **metric_params) -> Design:
+    """Trials per question, and new questions vs more trials, for estimating the pool's mean (population scope).
+
+    ``X``: pilot 0/1 outcomes of one model.  ``question_cost``: the cost of adding a question, in trials.
+    ``budget``: trials to spend next; compares giving them to the current questions (spread evenly) with
+    new questions of ``n_best`` trials each.
+    """
+    import pandas as pd
+
+    c, label = _coefficients(metric, metric_params)
+    k = c.size - 1
+    counts = X if isinstance(X, Counts) else to_counts(X, missing=np.nan, name="X")
+    counts.successes(label)
+    question_cost = V.real(question_cost, "question_cost", lo=0.0)
+    max_trials = V.integer(max_trials, "max_trials", minimum=k)
+    a, b, w = pool_of(counts, prior)
+    mean, var, _ = moments_rows(np.zeros(a.size, np.int64), np.zeros(a.size, np.int64), a, b, c[:, None])
+    eg = float(w @ mean[:, 0])
+    sigma_b2 = max(float(w @ (var[:, 0] + mean[:, 0] ** 2)) - eg * eg, 0.0)
+    ns = np.arange(k, max_trials + 1)
+    sw = np.array([_within(c, int(n), a, b, w) for n in ns])  # one small sum per candidate n (<= max_trials)
+    per_budget = (sigma_b2 + sw) * (question_cost + ns)
+    best = int(ns[np.argmin(per_budget)])
+    table = pd.DataFrame({"trials": ns, "sigma_w2": sw, "var_per_budget": per_budget})
+    M, n_now = counts.M, float(np.mean(counts.n))
+    more = new = None
+    if budget is not None:
+        budget = V.real(budget, "budget", lo=0.0, lo_open=True)
+        n_more = int(np.floor(n_now + budget / M))
+        if n_more >= k:
+            more = (sigma_b2 + _within(c, n_more, a, b, w)) / M
+        added = budget / (question_cost + best)
+        n_cur = max(int(round(n_now)), k)
+        v_cur = sigma_b2 + _within(c, n_cur, a, b, w)
+        new = (M * v_cur + added * (sigma_b2 + sw[best - k])) / (M + added) ** 2
+        if more is None:
+            more = float("inf")
+    return Design(label, M, n_now, sigma_b2, table, best, question_cost, budget, more, new)

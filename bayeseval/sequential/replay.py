@@ -1,0 +1,287 @@
+r"""Replay a finished paired run as if it were sampled live, and count what sequential stopping saves.
+
+:func:`replay` takes two models' complete outcome matrices on the same questions (M questions x N
+trials each) and, ``replays`` times, takes the questions in a fresh random order and, for each, ``trials``
+of its N trials (a random subset, per model), feeds the per-question scores to a
+:class:`~bayeseval.sequential.SequentialCompare` and stops when its rule holds.  It reports:
+
+* the **full-data decision**: :func:`bayeseval.compare` on all M x N outcomes (its headline verdict,
+  population scope: what a report of the full run would say);
+* the **sequential design**: samples spent until it stopped (mean and median), and how often it reached
+  the full-data decision, the opposite one (an error) or none (it ran out of questions: undecided);
+* a **fixed design with the same error rates**: the fewest questions ``m`` (same ``trials`` per question)
+  whose paired t-test at level ``alpha`` reaches the full-data decision at least as often as the
+  sequential design did, found on the same data by subsampling; this is an *oracle* design (it is sized
+  knowing the effect), the strongest fixed competitor there is (sized only when the sequential design
+  reaches the decision in at least 80% of replays);
+* the ratios "full data / sequential" and "fixed / sequential".
+
+Questions are drawn with replacement and every draw gets fresh trials, so the sequence is exact for
+the mean over these questions (benchmark scope).  Drawing questions at random pays for the spread
+between questions, which the full data (every question, every trial) does not: where the full data
+decides only by a small margin, the sequential study may use all the data and still not decide.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(1)
+>>> p = rng.beta(1, 1, size=300)
+>>> A = rng.binomial(1, np.clip(p + 0.2, 0, 1)[:, None], size=(300, 20))
+>>> B = rng.binomial(1, p[:, None], size=(300, 20))
+>>> r = replay(A, B, trials=1, replays=40, seed=0, fixed_replays=40)
+>>> r.full_decision, r.agree > 0.9, r.full_samples / r.mean_samples > 2
+('A better', True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .. import validate as V
+from .._protocol import Result
+from .._text import text_table
+from ..scores import Scores, to_outcomes
+from ..targets import parse
+from .monitor import SequentialCompare, parse_until
+from .scoring import unbiased_table
+
+__all__ = ["replay", "Replay"]
+
+
+def _as_matrix(X: Any, name: str, w: Any, score_range: Any) -> tuple[np.ndarray, str, Any]:
+    """The raw matrix (float, NaN = missing) and its kind: 'binary', 'graded' (weights) or 'scores'."""
+    out = to_outcomes(X, w, missing=np.nan, score_range=score_range, name=name)
+    arr = X.matrix() if hasattr(X, "matrix") else X
+    arr = np.asarray(arr, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a questions x trials matrix, got shape {arr.shape}")
+    if isinstance(out, Scores):
+        return arr, "scores", (out.lo, out.hi)
+    if not out.is_binary or w is not None:
+        if w is None:
+            raise ValueError(f"{name} holds categories above 1; give their weights w")
+        return arr, "graded", np.asarray(w, dtype=np.float64)
+    return arr, "binary", None
+
+
+def _scores_for(arr: np.ndarray, kind: str, extra: Any, table: np.ndarray | None, pick: np.ndarray) -> np.ndarray:
+    """Per-question score from the chosen trials ``pick`` (M, trials) of ``arr``."""
+    chosen = np.take_along_axis(arr, pick, axis=1)
+    if kind == "binary":
+        return table[chosen.sum(axis=1).astype(np.int64)]
+    if kind == "graded":
+        return extra[chosen.astype(np.int64)].mean(axis=1)
+    return chosen.mean(axis=1)
+
+
+def _draws(rng: np.random.Generator, arr_a, arr_b, obs_a, obs_b, trials: int, how) -> tuple[np.ndarray, np.ndarray]:
+    """A live study replayed: questions drawn uniformly *with replacement*, each draw served by ``trials``
+    fresh (not yet used) trials of that question per model, until some drawn question has run out.
+
+    With replacement, every draw's score has conditional mean equal to the benchmark's mean of the metric
+    whatever came before: the sequence is exactly valid for these questions (benchmark scope).
+    """
+    M = arr_a.shape[0]
+    kind, extra, table = how
+    order_a = _pick(rng, obs_a, obs_a.shape[1])  # a random order of each question's trials
+    order_b = _pick(rng, obs_b, obs_b.shape[1])
+    uses = np.minimum(obs_a.sum(axis=1), obs_b.sum(axis=1)) // trials  # draws each question can serve
+    length = int(uses.sum()) + 1  # the longest possible study, plus the draw that finds a question used up
+    q = rng.integers(0, M, size=length)
+    occurrence = _cumcount(q)
+    stop = np.flatnonzero(occurrence >= uses[q])
+    q, occurrence = q[: stop[0]], occurrence[: stop[0]]
+    cols = occurrence[:, None] * trials + np.arange(trials)[None, :]
+    xa = _scores_for(arr_a[q], kind, extra, table, np.take_along_axis(order_a[q], cols, axis=1))
+    xb = _scores_for(arr_b[q], kind, extra, table, np.take_along_axis(order_b[q], cols, axis=1))
+    return xa, xb
+
+
+def _cumcount(q: np.ndarray) -> np.ndarray:
+    """How many times each entry's value occurred before it."""
+    order = np.argsort(q, kind="stable")
+    sq = q[order]
+    start = np.r_[0, np.flatnonzero(np.diff(sq)) + 1]
+    run = np.arange(sq.size) - np.repeat(start, np.diff(np.r_[start, sq.size]))
+    out = np.empty_like(run)
+    out[order] = run
+    return out
+
+
+def _pick(rng: np.random.Generator, observed: np.ndarray, trials: int) -> np.ndarray:
+    """``trials`` random observed trials per question (rows), without replacement."""
+    keys = rng.random(observed.shape)
+    keys[~observed] = np.inf
+    return np.argsort(keys, axis=1)[:, :trials]
+
+
+@dataclass(frozen=True, repr=False)
+class Replay(Result):
+    """What :func:`replay` measured; see :meth:`summary`."""
+
+    names: tuple
+    metric: str
+    M: int
+    N: tuple
+    trials: int
+    alpha: float
+    until: str
+    replays: int
+    full_decision: str | None
+    full_p_a_better: float
+    full_samples: int
+    mean_samples: float
+    median_samples: float
+    mean_questions: float
+    agree: float
+    other: float
+    undecided: float
+    fixed_questions: int | None
+    fixed_samples: int | None
+    fixed_agree: float | None
+    seed: int
+    samples: np.ndarray = field(repr=False, default=None)
+    decisions: np.ndarray = field(repr=False, default=None)
+
+    @property
+    def savings(self) -> float:
+        """Full-data samples over the sequential design's mean samples."""
+        return self.full_samples / self.mean_samples
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in (
+            "names", "metric", "M", "N", "trials", "alpha", "until", "replays", "full_decision", "full_p_a_better",
+            "full_samples", "mean_samples", "median_samples", "mean_questions", "agree", "other", "undecided",
+            "fixed_questions", "fixed_samples", "fixed_agree", "seed")} | {"savings": self.savings}
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame({"samples": self.samples, "decision": self.decisions})
+
+    def summary(self) -> str:
+        a, b = self.names
+        full = {"A better": f"{a} better", "B better": f"{b} better"}.get(self.full_decision, "no clear difference")
+        rows = [["full data", f"{self.M} questions x {self.N[0]}/{self.N[1]} trials", f"{self.full_samples:,}",
+                 "1.00", full + f" (compare: P(A>B) = {self.full_p_a_better:.3f})"]]
+        rows.append([f"sequential ({self.trials} trial(s) per draw)", f"{self.mean_questions:.1f} draws (mean)",
+                     f"{self.mean_samples:,.0f} (median {self.median_samples:,.0f})",
+                     f"{self.savings:.2f}", f"same {self.agree:.1%}, other {self.other:.1%}, "
+                     f"undecided {self.undecided:.1%}"])
+        if self.fixed_samples is not None:
+            rows.append([f"fixed, same rate ({self.trials} trial(s) per draw)", f"{self.fixed_questions} draws",
+                         f"{self.fixed_samples:,}", f"{self.full_samples / self.fixed_samples:.2f}",
+                         f"same {self.fixed_agree:.1%}"])
+        else:
+            rows.append(["fixed, same rate", "none within the data", "-", "-",
+                         "no fixed size reaches the sequential design's rate"])
+        head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} random orders, until "
+                f"'{self.until}', alpha {self.alpha:g}")
+        return "\n".join([head, text_table(["design", "size", "samples", "full / design", "decision"], rows)])
+
+
+def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int = 200, until: Any = None,
+           alpha: float = 0.05, seed: int = 0, names=("A", "B"), w: Any = None, score_range: Any = None,
+           fixed_replays: int | None = None, **metric_params) -> Replay:
+    """Replay a paired run (A and B on the same questions, rows in the same order) as a sequential study.
+
+    Parameters
+    ----------
+    A, B : outcome matrices (questions x trials; NaN marks a missing trial), DataFrames or runs with
+        ``matrix()``.  0/1, graded (weights ``w``, metric avg) or scores (``score_range``, metric avg).
+    metric : what is compared (its per-question unbiased score; ``trials`` must be at least its k).
+    trials : trials per question and model in the sequential design.
+    replays : random orders replayed.
+    until : stopping rule (words or :class:`~bayeseval.sequential.StopRule`; default ``decided``).
+    alpha : the sequence's error level, and the fixed design's test level.
+    fixed_replays : subsamples per size when sizing the fixed design (default ``replays``).
+    """
+    names = tuple(map(str, names))
+    trials = V.integer(trials, "trials", minimum=1)
+    replays = V.integer(replays, "replays", minimum=1)
+    fixed_replays = replays if fixed_replays is None else V.integer(fixed_replays, "fixed_replays", minimum=1)
+    seed = V.integer(seed, "seed", minimum=0)
+    alpha = V.confidence(alpha, "alpha")
+    rule = parse_until(until)
+    spec = parse(metric, **metric_params)
+    arr_a, kind_a, extra_a = _as_matrix(A, "A", w, score_range)
+    arr_b, kind_b, extra_b = _as_matrix(B, "B", w, score_range)
+    if kind_a != kind_b:
+        raise ValueError(f"A holds {kind_a} outcomes and B {kind_b}; both must be of one kind")
+    if arr_a.shape[0] != arr_b.shape[0]:
+        raise ValueError(f"A has {arr_a.shape[0]} questions and B {arr_b.shape[0]}; replay needs the same questions")
+    obs_a, obs_b = ~np.isnan(arr_a), ~np.isnan(arr_b)
+    few = np.flatnonzero((obs_a.sum(axis=1) < trials) | (obs_b.sum(axis=1) < trials))
+    if few.size:
+        raise ValueError(f"question {int(few[0])} has fewer than trials={trials} observed trials in A or B "
+                         f"({few.size} such questions); lower trials")
+    if kind_a == "binary":
+        table, (lo, hi) = unbiased_table(spec, trials)
+    else:
+        if spec.name not in ("avg", "avg@n"):
+            raise ValueError(f"{kind_a} outcomes replay with metric avg only, not {spec.label}")
+        table = None
+        lo, hi = (float(extra_a.min()), float(extra_a.max())) if kind_a == "graded" else extra_a
+    from ..comparison import compare
+
+    weights = {"w": w} if kind_a == "graded" else {}
+    full = compare(A, B, metric=spec.label if spec.name != "custom" else spec.coefficients, names=names,
+                   missing=np.nan, score_range=score_range, level=1 - alpha, seed=seed, **weights)
+    full_decision = {"A": "A better", "B": "B better"}.get(full.decision)
+    full_samples = int(obs_a.sum() + obs_b.sum())
+    M = arr_a.shape[0]
+    rng = np.random.default_rng(seed)
+    grid = 1001 if rule.width is None else None  # the null and ROPE edges are exact points; only a width needs a fine grid
+    spent = np.empty(replays)
+    asked = np.empty(replays)
+    decisions = np.empty(replays, dtype=object)
+    for r in range(replays):  # one sequential study per replay (each vectorised over its draws)
+        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table))
+        seq = SequentialCompare(lo, hi, alpha=alpha, until=rule, names=names, grid=grid)
+        start, step = 0, 64
+        while start < xa.size:  # fed in growing chunks: a study that stops early costs little
+            st = seq.update(xa[start:start + step], xb[start:start + step], samples=trials)
+            if st.stop:
+                break
+            start, step = start + step, 2 * step
+        decisions[r] = st.decision if st.decision in ("A better", "B better", "equivalent") else None
+        asked[r] = st.stopped_at if st.stopped_at is not None else xa.size
+        spent[r] = st.samples_at_stop if st.samples_at_stop is not None else full_samples
+    agree = float(np.mean(decisions == full_decision)) if full_decision else float(np.mean(decisions == None))  # noqa: E711
+    other = float(np.mean([d is not None and d != full_decision for d in decisions]))
+    undecided = float(np.mean(decisions == None))  # noqa: E711
+    fixed_m, fixed_rate = None, None
+    if full_decision is not None and agree >= 0.8:  # a fixed design matching a rarely-deciding study means nothing
+        sign = 1.0 if full_decision == "A better" else -1.0
+        frng = np.random.default_rng(seed + 1)
+        longest = int(min(obs_a.sum(axis=1).min(), obs_b.sum(axis=1).min()) // trials) * M
+        hits = np.zeros(longest)
+        for _ in range(fixed_replays):  # a fixed study of m draws is the first m draws of a fresh replay
+            xa, xb = _draws(frng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table))
+            hits[: xa.size] += _t_rejects(xa - xb, alpha, sign)[:longest]
+        rate = hits / fixed_replays
+        ok = np.flatnonzero(rate >= agree)
+        if ok.size:
+            fixed_m, fixed_rate = int(ok[0]) + 1, float(rate[ok[0]])
+    return Replay(
+        names=names, metric=spec.label, M=M, N=(arr_a.shape[1], arr_b.shape[1]), trials=trials, alpha=alpha,
+        until=rule.words(), replays=replays, full_decision=full_decision, full_p_a_better=float(full.p_a_better),
+        full_samples=full_samples, mean_samples=float(spent.mean()), median_samples=float(np.median(spent)),
+        mean_questions=float(asked.mean()), agree=agree, other=other, undecided=undecided,
+        fixed_questions=fixed_m, fixed_samples=None if fixed_m is None else 2 * trials * fixed_m,
+        fixed_agree=fixed_rate, seed=seed, samples=spent, decisions=decisions,
+    )
+
+
+def _t_rejects(d: np.ndarray, alpha: float, sign: float) -> np.ndarray:
+    """For every prefix length m: does the two-sided one-sample t-test of the first m differences reject
+    at ``alpha`` in the direction ``sign``?"""
+    m = np.arange(1, d.size + 1, dtype=np.float64)
+    mean = np.cumsum(d) / m
+    var = np.maximum(np.cumsum(d * d) - m * mean**2, 0.0) / np.maximum(m - 1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / np.sqrt(var / m)
+    crit = stats.t.ppf(1 - alpha / 2, np.maximum(m - 1, 1))
+    return (m >= 2) & (var > 0) & (sign * t > crit)

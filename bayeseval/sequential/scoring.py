@@ -1,0 +1,86 @@
+r"""Per-question scores for sequential monitoring: one unbiased number per question, in a known range.
+
+For 0/1 outcomes and a metric in Bernstein form :math:`g(p) = \sum_j c_j \binom{k}{j} p^j (1-p)^{k-j}`
+(avg, pass@k, pass^k, maj@k, ...) the per-question score from ``s`` correct of ``n >= k`` trials is the
+unbiased estimate :math:`\hat g = \sum_j c_j \binom{s}{j}\binom{n-s}{k-j} / \binom{n}{k}` (the
+hypergeometric mean of the payoff), which lies in :math:`[\min c, \max c]`.  Graded outcomes with
+weights ``w`` score the mean weight; continuous scores their mean.  These are exactly the per-question
+values :func:`bayeseval.compare` works from.
+
+>>> import numpy as np
+>>> x, rng_ = question_values(np.array([[1, 0, 0, 0], [1, 1, 0, 0]]), "pass@2")
+>>> x.round(4).tolist(), rng_
+([0.5, 0.8333], (0.0, 1.0))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.stats import hypergeom
+
+from .. import validate as V
+from ..scores import Scores, to_outcomes
+from ..targets import MetricSpec, parse
+
+__all__ = ["question_values", "unbiased_table"]
+
+
+def unbiased_table(metric: Any, n: int, **params) -> tuple[np.ndarray, tuple[float, float]]:
+    """The unbiased per-question estimate for ``s = 0..n`` correct of ``n`` trials, and its range.
+
+    >>> unbiased_table("pass@2", 4)[0].round(4).tolist()
+    [0.0, 0.5, 0.8333, 1.0, 1.0]
+    """
+    spec = metric if isinstance(metric, MetricSpec) else parse(metric, **params)
+    n = V.integer(n, "trials", minimum=1)
+    if spec.kind == "mean" and spec.name != "bayes" and "w" not in spec.params:
+        c = np.array([0.0, 1.0])
+    elif spec.kind == "bernstein":
+        c = np.asarray(spec.coefficients, dtype=np.float64)
+    else:
+        raise ValueError(f"metric {spec.label!r} has no per-question unbiased estimate for sequential monitoring; "
+                         "use avg or an @k metric (pass@k, pass^k, maj@k, ...)")
+    k = c.size - 1
+    if k > n:
+        raise ValueError(f"{spec.label} needs at least {k} trials per question, got {n}")
+    s = np.arange(n + 1)
+    j = np.arange(k + 1)
+    pmf = hypergeom.pmf(j[None, :], n, s[:, None], k)  # P(j correct among k drawn from n with s correct)
+    table = np.clip(pmf @ c, c.min(), c.max())
+    return table, (float(c.min()), float(c.max()))
+
+
+def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: Any = None, missing: Any = None,
+                    ragged: bool = False, name: str = "outcomes", **params) -> tuple[np.ndarray, tuple[float, float]]:
+    """One unbiased score per question (in the input's question order) and the range scores lie in.
+
+    ``X`` is an outcome matrix (questions x trials), a DataFrame, lists of rows or a Counts table; 0/1,
+    graded categories with weights ``w`` (metric avg) or continuous scores (``score_range``, metric avg).
+    """
+    out = to_outcomes(X, w, missing=missing, ragged=ragged, score_range=score_range, name=name)
+    spec = parse(metric, **params)
+    if isinstance(out, Scores):
+        if spec.name not in ("avg", "avg@n"):
+            raise ValueError(f"{name} holds scores: sequential monitoring of scores supports metric avg, "
+                             f"not {spec.label}")
+        return np.asarray(out.means, dtype=np.float64), (out.lo, out.hi)
+    counts = out
+    if not counts.is_binary or w is not None:
+        if spec.name not in ("avg", "avg@n"):
+            raise ValueError(f"{name} holds graded outcomes: sequential monitoring supports metric avg with "
+                             f"weights w, not {spec.label}")
+        if w is None:
+            raise ValueError(f"{name} holds categories above 1; give their weights w (one per category)")
+        table, wv = counts.table_for(w)
+        return table @ wv / counts.n, (float(wv.min()), float(wv.max()))
+    n = counts.n
+    s = counts.successes(spec.label)
+    values = np.empty(counts.M)
+    lo_hi = (0.0, 1.0)
+    for trials in np.unique(n):  # one table per distinct trial count (usually one)
+        table, lo_hi = unbiased_table(spec, int(trials))
+        at = n == trials
+        values[at] = table[s[at]]
+    return values, lo_hi
