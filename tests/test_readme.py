@@ -32,3 +32,29 @@ def test_latex_table_in_the_readme_is_what_the_command_prints(capsys):
     assert code == 0
     body = out[out.index("\\begin{tabular}"):out.index("\\end{tabular}") + len("\\end{tabular}")]
     assert body == block
+
+
+def _column(md: str, index: int) -> list[str]:
+    rows = [line.split("|")[1:-1] for line in md.splitlines() if line.startswith("| ") and "---" not in line]
+    return [r[index].strip() for r in rows[1:]]
+
+
+def test_sequential_numbers_quoted_are_the_benchmark_results():
+    """README and docs/sequential.md quote ranges of benchmarks/results_sequential.md and results_replay.md."""
+    docs = (ROOT / "docs" / "sequential.md").read_text(encoding="utf-8")
+    typei = (ROOT / "benchmarks" / "results_sequential.md").read_text(encoding="utf-8")
+
+    def span(col):
+        vals = [float(v.rstrip("%")) for v in _column(typei, col)]
+        return min(vals), max(vals)
+
+    seq, peek_t, peek_cmp = span(2), span(3), span(4)
+    assert f"{seq[0]:.1f}-{seq[1]:.1f}%" == "0.1-2.7%" and seq[1] < 5.0
+    assert (round(peek_t[0]), round(peek_t[1])) == (23, 41) and (round(peek_cmp[0]), round(peek_cmp[1])) == (18, 33)
+    for text in (README, docs):
+        assert "0.1-2.7%" in text and "23-41%" in text and "18-33%" in text
+    replay = (ROOT / "benchmarks" / "results_replay.md").read_text(encoding="utf-8")
+    savings = _column(replay, 7)
+    assert "**11.4x**" in savings and "**43.9x**" in savings
+    for text in (README, docs):
+        assert "11.4x" in text and "43.9x" in text
