@@ -15,8 +15,15 @@ of (model, question) cells, never with rows.
 
 The engine is DuckDB (embedded, the default); the same counting is written once as an Ibis expression
 (:func:`count_expression`) that each Ibis backend compiles to its own GROUP BY: a Spark DataFrame is counted by
-Spark (tested on DuckDB and on a local Spark session).  The Ibis path checks the values (finite, >= 0 or in
-``score_range``) but not repeated trials.
+Spark (tested on DuckDB and on a local Spark session).  Both paths check the values (finite, >= 0 or in
+``score_range``) and repeated trials.
+
+In DuckDB the counting is ONE grouped query: besides the counts, each (question[, value]) group carries the
+aggregates every check needs (the number of trial rows and the maximum and sum of the trial numbers -- for
+0/1 Parquet scores summed with the score as one packed integer --, the rows that are not numbers), and the
+engine flags the groups that break the repeated-trial rule.  The groups come back once, through Arrow, and are
+checked, sorted (a counting sort for dense integer ids) and split into runs in numpy.  Each process keeps one
+in-memory DuckDB database; every count runs on a cursor of it.
 
 What is checked, before anything is reported (the query either completes or nothing comes back):
 
@@ -26,6 +33,11 @@ What is checked, before anything is reported (the query either completes or noth
 * a repeated (question, trial): with a trial column, a question with more rows than ``max(trial) + 1``, or
   with exactly that many whose trial numbers are not ``0..max`` (a repeat that a gap in the numbering
   elsewhere hides is found only by the exact pandas reader, ``engine="pandas"``);
+* across shards: the counts keep each question's trial summary (rows, max, sum of the trial numbers, in
+  ``run.meta["trials"]``), so :func:`add_counts` and :func:`count_shards` find a (question, trial) counted in
+  two shards by the same rule on the pooled summary (exact when the pooled trial numbers have no gap);
+  ``count_shards(..., check_overlap=True)`` checks every trial over all the shards in the engine;
+* an empty question / model / dataset label, or one with a control character: named by file, row and column;
 * category weights: 0/1 outcomes stay binary; integer grades ``0..C`` become categories weighted by their
   value; other values in ``[0, 1]`` (or ``score_range``) are continuous scores.
 """
@@ -33,7 +45,9 @@ What is checked, before anything is reported (the query either completes or noth
 from __future__ import annotations
 
 import glob as _glob
+import itertools
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +55,8 @@ import numpy as np
 
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
-from .outcomeset import CountRun, OutcomeSet, add_counts
+from .outcomeset import CountRun, OutcomeSet
+from .outcomeset import add_counts as _add_counts
 
 __all__ = ["count_table", "count_shards", "CountRun", "write_counts", "read_counts", "add_counts", "count_expression", "ENGINES"]
 
@@ -50,6 +65,44 @@ _KEYS = ("dataset", "model", "question")
 
 
 # ----------------------------------------------------------------------------- sources
+try:  # the groups come back through Arrow (imported with this module, not inside the first count)
+    import pyarrow as _pa
+    import pyarrow.compute as _pc
+except ImportError:  # DuckDB's numpy fetch instead
+    _pa = _pc = None
+
+_NAMES = itertools.count()
+_DB: list = []  # one in-memory DuckDB database per process; each count runs on its own cursor of it
+_DB_LOCK = threading.Lock()
+
+
+def _cursor(duckdb):
+    """A connection of its own (a cursor) to this process's one in-memory DuckDB database, opened on first use:
+    opening a database takes ~15 ms, a cursor ~10 us, and cursors can be used from several threads."""
+    with _DB_LOCK:
+        if not _DB:
+            ext = _extension_dir(duckdb)
+            _DB.append(duckdb.connect(config={"extension_directory": ext}) if ext else duckdb.connect())
+        return _DB[0].cursor()
+
+
+def _extension_dir(duckdb) -> str | None:
+    """The extension folder of the ``duckdb-ext-*`` packages (DuckDB's extensions, httpfs among them, as PyPI
+    wheels), when one holds extensions built for this DuckDB version (an extension of another version must
+    not be loaded); None otherwise (DuckDB's own folder, where ``INSTALL httpfs`` puts it)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("duckdb_ext")
+    except (ImportError, ValueError):
+        return None
+    for base in (spec.submodule_search_locations or []) if spec is not None else []:
+        folder = Path(base) / "extensions"
+        if (folder / f"v{duckdb.__version__}").is_dir():
+            return str(folder)
+    return None
+
+
 def _duckdb():
     try:
         import duckdb
@@ -187,7 +240,7 @@ def count_table(source: Any, *, model: str | None = "model", question: str = "qu
         raise ValueError("engine='pandas' reads every row: use bayeseval.io.load(..., engine='pandas') or read_long")
     if engine == "ibis" or _is_foreign(source):
         rows = _aggregate_ibis(source, model, question, trial, score, dataset, weight)
-        return _assemble(rows, rng, where="table")
+        return _assemble(rows, rng, where="table", trial=trial)
     duckdb = _duckdb()
     try:
         return _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight, rng, format)
@@ -201,19 +254,41 @@ def count_table(source: Any, *, model: str | None = "model", question: str = "qu
 
 def _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight, rng, format) -> OutcomeSet:
     """:func:`count_table` in DuckDB (its errors are turned into ValueError by the caller)."""
-    con = duckdb.connect()
-    if isinstance(source, (str, Path, list, tuple)):
-        files = _files(source)
-        fmt = _format_of(files, format)
-        _check_schemas(con, [f for f in files if "://" not in f], fmt)
-        scan, where = _scan(files, fmt, located=False), str(source)
-        located_scan = _scan(files, fmt)
-    else:  # a DuckDB relation, pandas / Polars / Arrow table: registered as a view
-        if isinstance(source, duckdb.DuckDBPyRelation):  # it lives on another connection: read it through Arrow
-            source = source.to_arrow_table()  # (to count files in place, pass their paths)
-        con.register("bayeseval_src", source)
-        scan, where, fmt = "bayeseval_src", "table", "table"
-        located_scan = scan
+    con = _cursor(duckdb)
+    name = None
+    try:
+        if isinstance(source, (str, Path, list, tuple)):
+            files = _files(source)
+            fmt = _format_of(files, format)
+            _check_schemas(con, [f for f in files if "://" not in f], fmt)
+            scan, where = _scan(files, fmt, located=False), str(source)
+            located_scan = _scan(files, fmt)
+        else:  # a DuckDB relation, pandas / Polars / Arrow table: registered as a view on this call's cursor
+            if isinstance(source, duckdb.DuckDBPyRelation):  # it lives on another connection: read it through Arrow
+                source = source.to_arrow_table()  # (to count files in place, pass their paths)
+            name = f"bayeseval_src_{next(_NAMES)}"
+            con.register(name, source)
+            files, scan, where, fmt = [], name, "table", "table"
+            located_scan = scan
+        return _count_on(con, scan, located_scan, where, fmt, files, model, question, trial, score, dataset, weight,
+                         rng)
+    finally:
+        if name is not None:
+            try:
+                con.unregister(name)
+            except Exception:  # the cursor is closed next anyway
+                pass
+        con.close()
+
+
+_INT = r"^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$"
+
+
+def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial, score, dataset, weight,
+              rng) -> OutcomeSet:
+    """The counting itself: ONE grouped query whose rows carry, besides the counts, what every check needs (the
+    trial numbers' count, maximum and sum per question, the rows that are no number); the groups come back once
+    (through Arrow: labels stay in Arrow buffers) and are checked, sorted and split into runs in numpy."""
     cols = _columns(con, scan)
     for col, role in ((question, "question"), (score, "score"), (model, "model"), (weight, "weight")):
         if col is not None and col not in cols:
@@ -227,76 +302,389 @@ def _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight
     value = f"TRY_CAST({s} AS DOUBLE)" if not numeric else (f"{s}::DOUBLE" if cols[score] != "BOOLEAN" else
                                                              f"{s}::INTEGER::DOUBLE")
     blank = f"({s} IS NULL OR trim({s}::VARCHAR) IN ('', 'NA', 'NaN', 'nan', 'null'))" if not numeric else f"{s} IS NULL"
-    if not numeric:  # text that is no number: an error naming the row, before anything is counted
-        bad = con.execute(f"SELECT count(*) FROM {scan} WHERE {value} IS NULL AND NOT {blank}").fetchone()[0]
-        if bad:
-            raise _locate(con, located_scan, f"({value} IS NULL AND NOT {blank})", score, "must be a number", fmt)
+
     def text(col: str) -> str:  # labels as text (a cast only where the column is not text already)
         return _quote(col) if cols[col] == "VARCHAR" else f"{_quote(col)}::VARCHAR"
 
-    keys = [f"{text(dataset)} AS dataset" if use_dataset else "'dataset' AS dataset",
-            f"{text(model)} AS model" if model is not None else "'model' AS model",
-            f"{_quote(question)} AS question"]
+    keys = ([f"{text(dataset)} AS dataset"] if use_dataset else []) + \
+           ([f"{text(model)} AS model"] if model is not None else []) + [f"{_quote(question)} AS question"]
     w = _quote(weight) if weight is not None else None
-    v = f"(CASE WHEN {blank} THEN NULL ELSE {value} END)"
     t = _quote(trial) if use_trial else None
-    if use_trial and not re.match(r"^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$", cols[trial]):
+    bad = []  # (alias, condition, column, what): rows the query counts as malformed, located only if some are
+    if not numeric:
+        bad.append(("bad_value", f"({value} IS NULL AND NOT {blank})", score, "must be a number"))
+    if use_trial and not re.match(_INT, cols[trial]):
         t = f"TRY_CAST({_quote(trial)} AS BIGINT)"
-        if con.execute(f"SELECT count(*) FROM {scan} WHERE {t} IS NULL OR {t} < 0").fetchone()[0]:
-            raise _locate(con, located_scan, f"({t} IS NULL OR {t} < 0)", trial, "must be a non-negative integer trial index",
-                          fmt)
-    stats = _stats(con, files, score) if fmt == "parquet" and binary_ok(cols[score]) and rng is None else None
-    binary = _zero_one(stats)
-    no_nulls = binary and stats[3] == 0  # then every row is an observed trial: n counts the rows
-    trial_aggs = (f", max({t}) AS tmax, sum({t}) AS tsum" + ("" if no_nulls else ", count(*) AS rows_")
-                  if use_trial else "")
-    if binary:  # 0/1 outcomes (from the files' statistics): one group per question, the engine's plain GROUP BY
-        body = (f"sum({w}) FILTER (WHERE {s} IS NOT NULL) AS n, sum({s}::INTEGER * {w}) AS s" if w else
-                f"count({s}) AS n, sum({s}::INTEGER) AS s" if cols[score] == "BOOLEAN" else
-                f"count({s}) AS n, sum({s}) AS s")
-        sql = f"SELECT {', '.join(keys)}, {body}{trial_aggs} FROM {scan} GROUP BY ALL"
-    else:  # categories or scores: one group per (question, value)
-        sql = (f"SELECT {', '.join(keys)}, {v} AS value, {f'sum({w})' if w else 'count(*)'} AS n{trial_aggs} "
-               f"FROM {scan} GROUP BY ALL")
-    con.execute(f"CREATE TEMP TABLE g AS {sql}")
-    for col, role in ((question, "question"), (model, "model"), (dataset if use_dataset else None, "dataset")):
-        if col is None or cols[col] != "VARCHAR":
+        bad.append(("bad_trial", f"({t} IS NULL OR {t} < 0)", trial, "must be a non-negative integer trial index"))
+    stats = _stats(con, files, [score] + ([trial] if use_trial else [])) if fmt == "parquet" and rng is None else {}
+    st_s = stats.get(score)
+    binary = rng is None and (cols[score] == "BOOLEAN" or (binary_ok(cols[score]) and _zero_one(st_s)))
+    no_nulls = binary and st_s is not None and st_s[3] == 0  # every row is an observed trial: n counts the rows
+    st_t = stats.get(trial) if use_trial else None
+    # the score and the trial number summed as one BIGINT (score + trial * 2^32): one aggregate where there were
+    # two; safe when the statistics show 0 <= trial < 2^31 and no missing value (decoded exactly below, or the
+    # query is run unpacked when a question's sums do not fit)
+    pack = (no_nulls and use_trial and re.match(_INT, cols[trial]) is not None and st_t is not None
+            and st_t[0] is not None and st_t[2] == 0 and st_t[3] == 0 and st_t[0] >= 0 and st_t[1] < 2**31)
+    sint = f"{s}::INTEGER" if cols[score] == "BOOLEAN" else s
+    checks = [f"count(*) FILTER (WHERE {cond}) AS {alias}" for alias, cond, _, _ in bad]
+
+    def query(pack: bool) -> str:
+        if binary:
+            if w:
+                aggs = [f"coalesce(sum({w}) FILTER (WHERE {s} IS NOT NULL), 0)::BIGINT AS n",
+                        f"coalesce(sum({sint} * {w}), 0)::BIGINT AS s"]
+            else:
+                aggs = ["count(*) AS n" if no_nulls else f"count({s}) AS n"]
+                aggs += ([f"TRY_CAST(sum({sint} + {t}::BIGINT * 4294967296) AS BIGINT) AS st", f"max({t}) AS tmax"]
+                         if pack else [f"coalesce(sum({sint}), 0)::BIGINT AS s"])
+            if use_trial and not pack:
+                aggs += [f"max({t}) AS tmax", f"sum({t})::BIGINT AS tsum"] + ([] if no_nulls else ["count(*) AS rows_"])
+            inner = f"SELECT {', '.join(keys + aggs + checks)} FROM {scan} GROUP BY ALL"
+            if not use_trial:
+                return inner
+            # the repeated-trial rule (see _trial_faults) on every group, in the engine: one flag per group
+            r_, ts_ = ("n" if no_nulls else "rows_"), ("(st >> 32)" if pack else "tsum")
+            return (f"SELECT *, ({r_} > tmax::BIGINT + 1 OR ({r_} = tmax::BIGINT + 1 AND {ts_} * 2 <> "
+                    f"tmax::BIGINT * (tmax::BIGINT + 1))) AS trial_fault FROM ({inner})")
+        v = f"(CASE WHEN {blank} THEN NULL ELSE {value} END)"
+        aggs = [f"sum({w})::DOUBLE AS n" if w else "count(*) AS n"]
+        if use_trial:
+            aggs += [f"max({t}) AS tmax", f"sum({t})::BIGINT AS tsum"]
+        return f"SELECT {', '.join(keys + [f'{v} AS value'] + aggs + checks)} FROM {scan} GROUP BY ALL"
+
+    g = _fetch(con, query(pack))
+    if pack and (g["st"].dtype.kind != "i" or (g["n"].size and g["n"].max() >= 2**32)):
+        pack = False  # a question's sums do not fit one BIGINT (NULL from TRY_CAST), or 2^32 rows: count unpacked
+        g = _fetch(con, query(False))
+    for alias, cond, col, what in bad:
+        if g[alias].any():
+            raise _locate(con, located_scan, cond, col, what, fmt)
+    for col, role, key in ((dataset if use_dataset else None, "dataset", "dataset"), (model, "model", "model"),
+                           (question, "question id", "question")):
+        if col is None:
             continue
-        key = {"question": "question", "model": "model", "dataset": "dataset"}[role]
-        hit = con.execute(f"SELECT {key} FROM g WHERE regexp_matches({key}, '[\\x00-\\x1f\\x7f]') LIMIT 1").fetchone()
-        if hit:  # labels must be printable: found on the (small) groups, then located in the rows
-            ch = next(c for c in hit[0] if ord(c) < 32 or ord(c) == 127)
-            err = _locate(con, located_scan, f"contains({_quote(col)}, {_literal(ch)})", col,
-                          f"({role}) contains the control character {ch!r}; names and ids must be printable text", fmt)
-            raise err
-    if not binary:
-        lo_v, hi_v, nonfinite, integral, levels = con.execute(
-            "SELECT min(value), max(value), bool_or(NOT isfinite(value)), bool_and(value = floor(value)), "
-            "count(DISTINCT value) FROM g WHERE value IS NOT NULL").fetchone()
-        if lo_v is None:
-            raise ValueError(f"{where}: no scores (every score is missing)")
-        if nonfinite:
-            raise _locate(con, located_scan, f"NOT isfinite({value})", score, "must be finite", fmt)
-        if rng is None and lo_v < 0:
-            raise _locate(con, located_scan, f"{value} < 0", score, "must be a score >= 0 (or give score_range)", fmt)
-        if rng is not None and (lo_v < rng[0] or hi_v > rng[1]):
-            raise _locate(con, located_scan, f"({value} < {rng[0]!r} OR {value} > {rng[1]!r})", score,
-                          f"is outside score_range [{rng[0]:g}, {rng[1]:g}]", fmt)
-        kind = _kind(integral, levels, hi_v, rng, where)
-    else:
-        kind, hi_v = "binary", 1.0
+        if key in g["_null"]:
+            raise _locate(con, located_scan, f"{_quote(col)} IS NULL", col, f"({role}) is empty", fmt)
+        ch = g["_control"].get(key)
+        if ch is not None:  # labels must be printable: found on the (small) groups, then located in the rows
+            raise _locate(con, located_scan, f"contains({_quote(col)}, {_literal(ch)})", col,
+                          f"({role.split()[0]}) contains the control character {ch!r}; names and ids must be "
+                          "printable text", fmt)
+    # one code per (dataset, model) in label order, then every group sorted by (that code, question[, value])
+    pair, labels = _pairs(g, use_dataset, model is not None)
+    q = g["question"]
+    meta = {"source": where, "engine": "duckdb"}
+    if binary:
+        n = g["n"]
+        if use_trial and g["trial_fault"]:  # flagged in the engine; named here (the first in sorted order)
+            tsum = (g["st"] >> 32) if pack else g["tsum"]
+            _check_trials(where, labels, pair, q, n if no_nulls else g["rows_"], g["tmax"], tsum)
+        order = _order(pair, q, labels.size)
+        q, n = q[order], n[order]
+        table = np.empty((n.size, 2), dtype=np.int64)  # one (failures, successes) table; each run a slice of it
+        if pack:
+            st = g["st"][order]
+            np.bitwise_and(st, 0xFFFFFFFF, out=table[:, 1])
+        else:
+            table[:, 1] = g["s"][order]
+        np.subtract(n, table[:, 1], out=table[:, 0])
+        if use_trial:
+            rows, tmax = (n if no_nulls else g["rows_"][order]), g["tmax"][order]
+            tsum = np.right_shift(st, 32, out=st) if pack else g["tsum"][order]
+        runs, notes = [], []
+        ends = np.cumsum(np.bincount(pair, minlength=labels.size))
+        for code in np.flatnonzero(np.diff(np.r_[0, ends])):
+            a, b = (int(ends[code - 1]) if code else 0), int(ends[code])
+            ds, mdl = labels[code]
+            nn, tab, ids = n[a:b], table[a:b], q[a:b]
+            keep = None if nn.all() else nn > 0
+            if keep is not None:
+                notes.append(f"{ds}/{mdl}: {int((~keep).sum())} question(s) have no observed trial and are left out")
+                nn, tab, ids = nn[keep], tab[keep], ids[keep]
+                if not nn.size:
+                    continue
+            counted = Counts(tab, ids=ids, _trusted_n=nn, _unique_ids=True)
+            m = dict(meta)
+            if use_trial:
+                sel = slice(a, b) if keep is None else np.flatnonzero(keep) + a
+                m["trials"] = _summary(counted, rows[sel], tmax[sel], tsum[sel])
+            runs.append(CountRun(ds, mdl, counted, weights=None, meta=m))
+        return OutcomeSet(runs, source=where, warnings=notes)
+    val = g["value"]
+    order = np.lexsort((np.where(np.isnan(val), np.inf, val), _ranks(q), pair))
+    pair, q = pair[order], q[order]
+    cut = np.flatnonzero(pair[1:] != pair[:-1]) + 1
+    starts, ends = np.r_[0, cut], np.r_[cut, pair.size]
+    val, n = g["value"][order], g["n"][order].astype(np.int64)
+    observed = ~np.isnan(val) if "value_null" not in g else ~g["value_null"][order]
+    ov = val[observed]
+    if ov.size == 0:
+        raise ValueError(f"{where}: no scores (every score is missing)")
+    lo_v, hi_v = float(ov.min()), float(ov.max())
+    if not np.isfinite(ov).all():
+        raise _locate(con, located_scan, f"NOT isfinite({value})", score, "must be finite", fmt)
+    if rng is None and lo_v < 0:
+        raise _locate(con, located_scan, f"{value} < 0", score, "must be a score >= 0 (or give score_range)", fmt)
+    if rng is not None and (lo_v < rng[0] or hi_v > rng[1]):
+        raise _locate(con, located_scan, f"({value} < {rng[0]!r} OR {value} > {rng[1]!r})", score,
+                      f"is outside score_range [{rng[0]:g}, {rng[1]:g}]", fmt)
+    levels = np.unique(ov)
+    kind = _kind(bool(np.all(levels == np.floor(levels))), levels.size, hi_v, rng, where)
+    # cells: one (pair, question); its groups (one per value) are consecutive
+    new_cell = np.r_[True, (pair[1:] != pair[:-1]) | (q[1:] != q[:-1])]
+    cell_start = np.flatnonzero(new_cell)
     if use_trial:
-        rows = "rows_" if "rows_" in trial_aggs else "n"
-        per_q = ("SELECT dataset, model, question, sum(rows_) AS r, max(tmax) AS t1, sum(tsum) AS ts FROM g "
-                 "GROUP BY ALL" if not binary else f"SELECT dataset, model, question, {rows} AS r, tmax AS t1, "
-                 "tsum AS ts FROM g")
-        bad = con.execute(f"SELECT dataset, model, question, r, t1 FROM ({per_q}) WHERE r > t1 + 1 OR "
-                          "(r = t1 + 1 AND ts::HUGEINT * 2 <> t1::HUGEINT * (t1 + 1)) LIMIT 1").fetchone()
-        if bad:
-            raise ValueError(f"{where}: dataset {bad[0]!r}, model {bad[1]!r}: question {_item(bad[2])!r} has a (question, "
-                             f"trial) written more than once ({int(bad[3])} rows, trials up to {int(bad[4])}); each "
-                             "trial must appear once")
-    return _collect(con, binary, kind, rng, hi_v, where)
+        rows = np.add.reduceat(n, cell_start)
+        tmax = np.fmax.reduceat(g["tmax"][order].astype(np.float64), cell_start)
+        tsum = np.add.reduceat(g["tsum"][order], cell_start)
+        _check_trials(where, labels, pair[cell_start], q[cell_start], rows, tmax, tsum)
+    weights = np.arange(int(hi_v) + 1, dtype=np.float64) if kind == "grades" else None
+    cell = np.cumsum(new_cell) - 1
+    runs, notes = [], []
+    for a, b in zip(starts, ends):
+        ds, mdl = labels[pair[a]]
+        obs = observed[a:b]
+        c = cell[a:b][obs]
+        present, code = np.unique(c, return_inverse=True)
+        missing = np.unique(cell[a:b]).size - present.size
+        if missing:
+            notes.append(f"{ds}/{mdl}: {missing} question(s) have no observed trial and are left out")
+        if present.size == 0:
+            continue
+        counted = _build(code.ravel(), q[cell_start[present]], val[a:b][obs], n[a:b][obs], kind, rng, hi_v)
+        m = dict(meta)
+        if use_trial:
+            m["trials"] = _summary(counted, rows[present], tmax[present], tsum[present])
+        runs.append(CountRun(ds, mdl, counted, weights=weights, meta=m))
+    return OutcomeSet(runs, source=where, warnings=notes)
+
+
+def _fetch(con, sql: str) -> dict:
+    """The grouped rows of ``sql`` as numpy arrays; the label columns ``dataset`` / ``model`` as (codes, labels)
+    (``*_codes`` / ``*_labels``), with ``_null`` (label columns holding a NULL) and ``_control`` (label column ->
+    a control character it contains).  Through Arrow when pyarrow is installed (the labels never become Python
+    strings row by row), else through DuckDB's numpy fetch."""
+    out: dict = {"_null": set(), "_control": {}}
+    if _pa is not None:
+        tb = _arrow(con, sql)
+        for name in tb.column_names:
+            col = tb.column(name)
+            if name in ("dataset", "model", "question") and col.null_count:
+                out["_null"].add(name)
+                continue
+            if name in ("dataset", "model"):
+                enc = col.dictionary_encode()  # one dictionary shared by every chunk
+                dicts = {len(ch.dictionary) for ch in enc.chunks}
+                if len(dicts) > 1:
+                    enc = _pa.chunked_array([col.combine_chunks().dictionary_encode()])
+                out[name + "_codes"] = _column(_pa.chunked_array([ch.indices for ch in enc.chunks],
+                                                                  type=enc.type.index_type))[0]
+                out[name + "_labels"] = enc.chunk(0).dictionary.to_pylist() if enc.num_chunks else []
+                _control(out, name, out[name + "_labels"])
+                continue
+            if name == "question" and _is_text(col.type):
+                hit = _pc.match_substring_regex(col, _CONTROL)
+                if _pc.any(hit).as_py():
+                    _control(out, name, [x.as_py() for x in col.filter(hit)[:1]])
+            if name == "trial_fault":  # one flag per group: only whether any is set comes back to Python
+                out[name] = bool(_pc.any(col).as_py())
+                continue
+            out[name], mask = _column(col)
+            if name == "value" and mask is not None:
+                out["value_null"] = mask
+        return out
+    res = con.execute(sql).fetchnumpy()
+    for name, arr in res.items():
+        mask = np.ma.getmaskarray(arr)
+        if name in ("dataset", "model", "question") and mask.any():
+            out["_null"].add(name)
+            continue
+        data = np.ma.getdata(arr)
+        if name == "trial_fault":
+            out[name] = bool(np.any(data & ~mask))
+            continue
+        if name in ("dataset", "model"):
+            labels, codes = np.unique(data.astype(object), return_inverse=True)
+            out[name + "_codes"], out[name + "_labels"] = codes.ravel(), labels.tolist()
+            _control(out, name, out[name + "_labels"])
+            continue
+        if name == "question" and data.dtype == object:
+            _control(out, name, [x for x in data if isinstance(x, str) and _CONTROL_RE.search(x)][:1])
+        if name == "value":
+            out["value_null"] = mask
+            data = np.where(mask, np.nan, data.astype(np.float64))
+        elif mask.any():
+            data = np.where(mask, np.nan, data.astype(np.float64))
+        out[name] = data
+    return out
+
+
+def _arrow(con, sql: str):
+    """The result of ``sql`` as an Arrow table (DuckDB's relation API: no extra copy of the rows), in batches as
+    large as DuckDB makes them (one per thread: far fewer, and faster, than the default 131,072 rows)."""
+    return con.sql(sql).to_arrow_table(1 << 30)
+
+
+def _is_text(t) -> bool:
+    return _pa.types.is_string(t) or _pa.types.is_large_string(t) or _pa.types.is_string_view(t)
+
+
+def _column(col) -> tuple[np.ndarray, np.ndarray | None]:
+    """An Arrow column (or array) as numpy, and the mask of its NULLs (None when it has none; then the values are
+    floats with NaN there).  Fixed-width numbers are read from their buffers: pyarrow's own conversion imports
+    pandas (~150 ms in a fresh process), which counting does not need.  Text becomes an object array."""
+    chunks = col.chunks if hasattr(col, "chunks") else [col]
+    t = col.type
+    if not (_pa.types.is_integer(t) or _pa.types.is_floating(t)) or _pa.types.is_float16(t):
+        vals = col.to_pylist()
+        mask = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals)) if col.null_count else None
+        if _pa.types.is_boolean(t) and mask is None:
+            return np.asarray(vals, dtype=bool), None
+        arr = np.empty(len(vals), dtype=object)
+        arr[:] = vals
+        return arr, mask
+    dt = np.dtype({"double": "float64", "float": "float32"}.get(str(t), str(t)))
+    parts, masks = [], []
+    for ch in chunks:
+        if len(ch) == 0:
+            continue
+        bufs = ch.buffers()
+        parts.append(np.frombuffer(bufs[1], dtype=dt)[ch.offset:ch.offset + len(ch)])
+        masks.append(~np.unpackbits(np.frombuffer(bufs[0], dtype=np.uint8), bitorder="little")
+                     [ch.offset:ch.offset + len(ch)].astype(bool) if ch.null_count else np.zeros(len(ch), dtype=bool))
+    data = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.empty(0, dtype=dt)
+    if not col.null_count:
+        return data, None
+    mask = np.concatenate(masks)
+    out = data.astype(np.float64)
+    out[mask] = np.nan
+    return out, mask
+
+
+_CONTROL = "[\\x00-\\x1f\\x7f]"
+_CONTROL_RE = re.compile(_CONTROL)
+
+
+def _control(out: dict, name: str, labels: list) -> None:
+    for lab in labels:
+        m = _CONTROL_RE.search(lab) if isinstance(lab, str) else None
+        if m:
+            out["_control"][name] = m.group(0)
+            return
+
+
+def _pairs(g: dict, use_dataset: bool, use_model: bool) -> tuple[np.ndarray, "_Labels"]:
+    """Per group, a code of its (dataset, model) that sorts as the labels do (int32); and the labels by code."""
+    dl = g["dataset_labels"] if use_dataset else ["dataset"]
+    ml = g["model_labels"] if use_model else ["model"]
+    pair = None
+    if use_model:
+        pair = np.argsort(np.argsort(np.asarray(ml, dtype=object))).astype(np.int32)[g["model_codes"]]
+    if use_dataset:
+        part = (np.argsort(np.argsort(np.asarray(dl, dtype=object))) * len(ml)).astype(np.int32)[g["dataset_codes"]]
+        pair = part if pair is None else np.add(pair, part, out=pair)
+    if pair is None:
+        pair = np.zeros(g["question"].size, dtype=np.int32)
+    return pair, _Labels(sorted(dl), sorted(ml))
+
+
+class _Labels:
+    """(dataset, model) of a pair code."""
+
+    def __init__(self, datasets: list, models: list):
+        self.d, self.m = datasets, models
+        self.size = len(datasets) * len(models)
+
+    def __getitem__(self, code) -> tuple:
+        return self.d[int(code) // len(self.m)], self.m[int(code) % len(self.m)]
+
+
+def _ranks(q: np.ndarray) -> np.ndarray:
+    """Integer sort keys of question ids (ordered as DuckDB orders them; text by code point)."""
+    if q.dtype.kind in "iub":
+        return q
+    if q.dtype.kind == "f":
+        return q
+    if _pa is not None and q.dtype == object:
+        try:
+            arr = _pa.array(q)
+            enc = arr.dictionary_encode()
+            rank = np.empty(len(enc.dictionary), dtype=np.int64)
+            rank[np.asarray(_pc.array_sort_indices(enc.dictionary))] = np.arange(len(enc.dictionary))
+            return rank[np.asarray(enc.indices)]
+        except (_pa.ArrowInvalid, _pa.ArrowTypeError, _pa.ArrowNotImplementedError):
+            pass
+    return np.unique(q, return_inverse=True)[1].ravel()
+
+
+def _order(pair: np.ndarray, q: np.ndarray, npairs: int) -> np.ndarray:
+    """The permutation sorting the groups (unique (pair, question)) by (pair, question)."""
+    if q.dtype.kind in "iu" and q.size:
+        lo, hi = int(q.min()), int(q.max())
+        span = hi - lo + 1
+        if npairs * span <= 2 * q.size + 4096 and npairs * span < 2**31:  # dense ids (0..M-1, the usual):
+            key = (pair * np.int32(span)).astype(np.int32, copy=False)  # a counting sort, O(groups)
+            if q.dtype.itemsize <= 4 and hi < 2**31:
+                key += q.astype(np.int32, copy=False)
+                if lo:
+                    key -= np.int32(lo)
+            else:
+                key += (q - lo).astype(np.int32)
+            slot = np.full(npairs * span, -1, dtype=np.int32)
+            slot[key] = np.arange(q.size, dtype=np.int32)
+            return slot[slot >= 0]
+        if span < 2**31 and npairs < 2**31:  # one int64 key: one argsort, not a two-key lexsort
+            return np.argsort((pair.astype(np.int64) << 32) | (q.astype(np.int64) - lo))
+    return np.lexsort((_ranks(q), pair))
+
+
+def _trial_faults(rows, tmax, tsum) -> np.ndarray:
+    """Positions of the questions whose trial rows show a repeated (question, trial), from each question's
+    number of rows and the maximum and sum of its trial numbers: more rows than ``max + 1`` (pigeonhole), or
+    exactly that many whose sum is not ``max (max + 1) / 2`` (then they are not ``0..max``).  Exact when a
+    question's trial numbers have no gap; a question without trial numbers (NaN maximum) is not checked."""
+    tmax = np.asarray(tmax)
+    if tmax.dtype.kind == "f":
+        known = ~np.isnan(tmax)
+        t1 = np.where(known, tmax, -1).astype(np.int64)
+        tsum = np.asarray(tsum)
+        tsum = np.where(np.isnan(tsum), 0, tsum).astype(np.int64) if tsum.dtype.kind == "f" else tsum
+    else:
+        known, t1 = None, tmax.astype(np.int64, copy=False)
+    rows = np.asarray(rows).astype(np.int64, copy=False)
+    top = t1 + 1
+    bad = (rows > top) | ((rows == top) & (np.asarray(tsum, dtype=np.int64) * 2 != t1 * top))
+    if known is not None:
+        bad &= known
+    return np.flatnonzero(bad)
+
+
+def _check_trials(where, labels, pair, q, rows, tmax, tsum) -> None:
+    """Repeated (question, trial) rows (:func:`_trial_faults`); the first offending question, in (dataset, model,
+    question) order, is named."""
+    hit = _trial_faults(rows, tmax, tsum)
+    if not hit.size:
+        return
+    i = hit[np.lexsort((_ranks(q[hit]), pair[hit]))[0]]
+    ds, mdl = labels[pair[i]]
+    t1 = np.asarray(tmax)[i]
+    raise ValueError(f"{where}: dataset {ds!r}, model {mdl!r}: question {_item(q[i])!r} has a (question, "
+                     f"trial) written more than once ({int(np.asarray(rows)[i])} rows, trials up to {int(t1)}); each "
+                     "trial must appear once")
+
+
+def _summary(counted, rows, tmax, tsum) -> dict:
+    """Per question of ``counted`` (in its order): the number of trial rows and the maximum and sum of the trial
+    numbers -- what tells, when the counts of two shards are added, that a (question, trial) is in both.
+    ``ids`` is the counts' own ids array: a summary whose ``ids`` is not the run's (after counts were added
+    by code that does not keep summaries) is stale and not used."""
+    tmax = np.asarray(tmax)
+    if tmax.dtype.kind == "f":  # no trial number for some question: -1 (nothing to check there)
+        tmax = np.where(np.isnan(tmax), -1, tmax)
+        tsum = np.where(np.isnan(tsum), 0, tsum)
+    return {"ids": counted.ids, "rows": np.asarray(rows, dtype=np.int64), "max": np.asarray(tmax, dtype=np.int64),
+            "sum": np.asarray(tsum, dtype=np.int64)}
 
 
 def _item(x):
@@ -307,20 +695,22 @@ def binary_ok(typ: str) -> bool:
     return re.match(r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$", typ) is not None
 
 
-def _stats(con, files: list[str], col: str) -> tuple | None:
-    """``(min, max, row groups without min/max, row groups that may hold NULL)`` of ``col`` from the Parquet
-    files' statistics (None for remote files or files without statistics)."""
-    if any("://" in f for f in files):
-        return None
+def _stats(con, files: list[str], cols: list[str]) -> dict:
+    """Per column: ``(min, max, row groups without min/max, row groups that may hold NULL)`` from the Parquet
+    files' statistics (empty for remote files; a column without statistics is left out)."""
+    if not files or any("://" in f for f in files):
+        return {}
     lst = "[" + ", ".join(_literal(f) for f in files) + "]"
     try:
-        return con.execute(
-            "SELECT min(TRY_CAST(stats_min_value AS DOUBLE)), max(TRY_CAST(stats_max_value AS DOUBLE)), "
+        rows = con.execute(
+            "SELECT path_in_schema, min(TRY_CAST(stats_min_value AS DOUBLE)), max(TRY_CAST(stats_max_value AS DOUBLE)), "
             "count(*) FILTER (WHERE stats_min_value IS NULL OR stats_max_value IS NULL), "
             "count(*) FILTER (WHERE stats_null_count IS NULL OR stats_null_count > 0) "
-            f"FROM parquet_metadata({lst}) WHERE path_in_schema = {_literal(col)}").fetchone()
+            f"FROM parquet_metadata({lst}) WHERE path_in_schema IN ({', '.join(_literal(c) for c in cols)}) "
+            "GROUP BY path_in_schema").fetchall()
     except Exception:  # no statistics: count by value
-        return None
+        return {}
+    return {r[0]: tuple(r[1:]) for r in rows}
 
 
 def _zero_one(stats: tuple | None) -> bool:
@@ -328,37 +718,10 @@ def _zero_one(stats: tuple | None) -> bool:
     return stats is not None and stats[0] is not None and stats[2] == 0 and stats[0] >= 0 and stats[1] <= 1
 
 
-def _collect(con, binary: bool, kind: str, rng, hi_v: float, where: str) -> OutcomeSet:
-    """The grouped counts (temp table ``g``) -> one counted run per (dataset, model), questions in id order."""
-    pairs = con.execute("SELECT DISTINCT dataset, model FROM g ORDER BY dataset, model").fetchall()
-    weights = np.arange(int(hi_v) + 1, dtype=np.float64) if kind == "grades" else None
-    runs, notes = [], []
-    for ds, mdl in pairs:
-        if binary:
-            r = con.execute("SELECT question, n, s FROM g WHERE dataset = ? AND model = ? ORDER BY question",
-                            [ds, mdl]).fetchnumpy()
-            n, s_ = np.asarray(r["n"], dtype=np.int64), np.asarray(r["s"], dtype=np.float64)
-            q = np.asarray(r["question"])
-            keep = n > 0
-            table = np.column_stack([n - s_.astype(np.int64), s_.astype(np.int64)])[keep]
-            counted: Counts | Scores = Counts(table, ids=q[keep], _unique_ids=True)  # one group per question
-        else:
-            r = con.execute("SELECT question, value, n FROM g WHERE dataset = ? AND model = ? AND value IS NOT NULL "
-                            "ORDER BY question, value", [ds, mdl]).fetchnumpy()
-            q, val, n = np.asarray(r["question"]), np.asarray(r["value"], dtype=np.float64), np.asarray(r["n"],
-                                                                                                        dtype=np.int64)
-            start = np.concatenate([[True], q[1:] != q[:-1]])  # sorted by question: a new id starts a new row
-            counted = _build(np.cumsum(start) - 1, q[start], val, n, kind, rng, hi_v)
-            keep = None
-        dropped = 0 if keep is None else int((~keep).sum())
-        if dropped:
-            notes.append(f"{ds}/{mdl}: {dropped} question(s) have no observed trial and are left out")
-        runs.append(CountRun(ds, mdl, counted, weights=weights, meta={"source": where, "engine": "duckdb"}))
-    return OutcomeSet(runs, source=where, warnings=notes)
-
-
-def _assemble(table: dict, rng, where: str) -> OutcomeSet:
-    """(dataset, model, question, value, n) groups -> one counted run per (dataset, model)."""
+def _assemble(table: dict, rng, where: str, trial: str | None = None) -> OutcomeSet:
+    """(dataset, model, question, value, n) groups -> one counted run per (dataset, model); with ``tmax``,
+    ``tsum`` and ``tbad`` (the Ibis expression's trial aggregates) repeated (question, trial) rows are found as
+    in DuckDB, and each run keeps its trial summary."""
     import pandas as pd
 
     v = table["value"]
@@ -367,6 +730,22 @@ def _assemble(table: dict, rng, where: str) -> OutcomeSet:
                        "question": _plain(np.asarray(table["question"])),
                        "value": np.asarray(v.filled(np.nan) if np.ma.isMaskedArray(v) else v, dtype=np.float64),
                        "n": np.asarray(table["n"], dtype=np.int64)})
+    use_trial = "tmax" in table
+    if use_trial:
+        if np.nansum(np.asarray(table["tbad"], dtype=np.float64)) > 0:
+            raise ValueError(f"{where}: column {trial!r} must be a non-negative integer trial index "
+                             f"({int(np.nansum(np.asarray(table['tbad'], dtype=np.float64)))} rows are not)")
+        df["tmax"] = np.asarray(table["tmax"], dtype=np.float64)
+        df["tsum"] = np.asarray(table["tsum"], dtype=np.float64)
+        cells = df.groupby(["dataset", "model", "question"], sort=True).agg(
+            rows=("n", "sum"), tmax=("tmax", "max"), tsum=("tsum", "sum"))
+        bad_at = _trial_faults(cells.rows.to_numpy(), cells.tmax.to_numpy(), cells.tsum.to_numpy())
+        if bad_at.size:  # the first in (dataset, model, question) order
+            keys, i = cells.index.to_frame(index=False), int(bad_at[0])
+            raise ValueError(f"{where}: dataset {keys.dataset[i]!r}, model {keys.model[i]!r}: question "
+                             f"{_item(keys.question[i])!r} has a (question, trial) written more than once "
+                             f"({int(cells.rows.iloc[i])} rows, trials up to {int(cells.tmax.iloc[i])}); each trial "
+                             "must appear once")
     obs = df[~np.isnan(df.value)]
     if obs.empty:
         raise ValueError(f"{where}: no scores (every score is missing)")
@@ -387,7 +766,11 @@ def _assemble(table: dict, rng, where: str) -> OutcomeSet:
         q_codes, q_ids = pd.factorize(part.question, sort=False)
         counted = _build(q_codes, np.asarray(list(q_ids), dtype=object), part.value.to_numpy(), part.n.to_numpy(),
                          kind, rng, hi_v)
-        runs.append(CountRun(ds, mdl, counted, weights=weights, meta={"source": where, "engine": "counted"}))
+        meta = {"source": where, "engine": "counted"}
+        if use_trial:
+            c = cells.loc[(ds, mdl)].reindex(list(q_ids))
+            meta["trials"] = _summary(counted, c.rows.to_numpy(), c.tmax.to_numpy(), c.tsum.to_numpy())
+        runs.append(CountRun(ds, mdl, counted, weights=weights, meta=meta))
     return OutcomeSet(runs, source=where)
 
 
@@ -445,22 +828,33 @@ def _to_pandas(source: Any):
 
 
 def count_expression(t: Any, *, model: str | None = "model", question: str = "question", score: str = "score",
-                     dataset: str | None = "dataset", weight: str | None = None):
+                     dataset: str | None = "dataset", weight: str | None = None, trial: str | None = "trial"):
     """The counting, written once as an Ibis expression: ``(dataset, model, question, value, n)`` groups of the
     Ibis table ``t``.  It compiles to each backend's own GROUP BY (DuckDB, Spark, BigQuery, Trino,
-    Snowflake, ...)."""
+    Snowflake, ...).  With a ``trial`` column (and no ``weight``) each group also carries ``tmax`` and
+    ``tsum``, the maximum and sum of its trial numbers, and ``tbad``, its rows whose trial is missing, not an
+    integer or negative: what the repeated-(question, trial) check needs, computed in the same pass."""
     import ibis
 
     cols = set(t.columns)
     for col, role in ((question, "question"), (score, "score"), (model, "model"), (weight, "weight")):
         if col is not None and col not in cols:
             raise ValueError(f"table: no {role} column {col!r}; columns are {sorted(cols)}")
+    use_trial = trial is not None and trial in cols and weight is None
+    extra = {}
+    if use_trial:
+        tr = t[trial]
+        extra["tr"] = tr.cast("int64") if tr.type().is_integer() else tr.try_cast("int64")
     keyed = t.mutate(
         dataset=(t[dataset].cast("string") if dataset is not None and dataset in cols else ibis.literal("dataset")),
         model=(t[model].cast("string") if model is not None else ibis.literal("model")),
         question=t[question], value=t[score].cast("float64"),
-        w=(t[weight] if weight is not None else ibis.literal(1)))
-    return keyed.group_by(["dataset", "model", "question", "value"]).aggregate(n=keyed.w.sum())
+        w=(t[weight] if weight is not None else ibis.literal(1)), **extra)
+    aggs = {"n": keyed.w.sum()}
+    if use_trial:
+        aggs.update(tmax=keyed.tr.max(), tsum=keyed.tr.sum(),
+                    tbad=(keyed.tr.isnull() | (keyed.tr < 0)).ifelse(1, 0).sum())
+    return keyed.group_by(["dataset", "model", "question", "value"]).aggregate(**aggs)
 
 
 def _aggregate_ibis(source: Any, model, question, trial, score, dataset, weight) -> dict:
@@ -470,12 +864,14 @@ def _aggregate_ibis(source: Any, model, question, trial, score, dataset, weight)
     if type(source).__module__.startswith("pyspark."):
         session = source.sparkSession
         con = ibis.pyspark.connect(session=session)
-        name = "bayeseval_src"
+        name = f"bayeseval_src_{next(_NAMES)}"
         source.createOrReplaceTempView(name)
         t = con.table(name)
-    out = count_expression(t, model=model, question=question, score=score, dataset=dataset, weight=weight)
+    out = count_expression(t, model=model, question=question, score=score, dataset=dataset, weight=weight,
+                           trial=trial)
     df = out.to_pandas()
-    return {k: df[k].to_numpy() for k in ("dataset", "model", "question", "value", "n")}
+    return {k: df[k].to_numpy() for k in ("dataset", "model", "question", "value", "n", "tmax", "tsum", "tbad")
+            if k in df.columns}
 
 
 # ----------------------------------------------------------------------------- counts on disk
@@ -522,10 +918,98 @@ def read_counts(path: str | Path) -> OutcomeSet:
     return _assemble(table, None, where=str(path))
 
 
-def count_shards(source: Any, *, progress: Any = None, **kw: Any) -> OutcomeSet:
+def _trials_of(run) -> dict | None:
+    """The run's trial summary (:func:`_summary`), if it has one that belongs to its current counts."""
+    summ = getattr(run, "meta", {}).get("trials") if isinstance(getattr(run, "meta", None), dict) else None
+    if summ is None or summ.get("ids") is not run.counts().ids:
+        return None
+    return summ
+
+
+def add_counts(a: OutcomeSet, b: OutcomeSet, *, where: str | None = None) -> OutcomeSet:
+    """Counts add (:meth:`OutcomeSet.add`): runs of the same (dataset, model) pool their trials, by question id.
+
+    Counts from :func:`count_table` keep, per question, the number of trial rows and the maximum and sum of the
+    trial numbers; when both parts have them, a (question, trial) counted in both parts is an error (pooled,
+    the question has more rows than ``max + 1``, or ``max + 1`` rows that are not trials ``0..max``).  Exact when
+    a question's pooled trial numbers have no gap; where they have one, or a part has no trial column (or was
+    read by :func:`read_counts`), counts alone cannot tell: :func:`count_shards` with ``check_overlap=True``
+    checks every (question, trial) in the engine."""
+    pooled = {}
+    runs_a = {(r.dataset, r.model): r for r in a}
+    for r in b:
+        x = runs_a.get((r.dataset, r.model))
+        if x is None:
+            continue
+        sx, sy = _trials_of(x), _trials_of(r)
+        if sx is None or sy is None:
+            pooled[(r.dataset, r.model)] = None
+            continue
+        pooled[(r.dataset, r.model)] = _pool_trials(x, r, sx, sy, where)
+    out = _add_counts(a, b)
+    for run in out:
+        key = (run.dataset, run.model)
+        if key not in pooled:
+            continue
+        if pooled[key] is None:
+            run.meta.pop("trials", None)
+            continue
+        ids, rows, tmax, tsum = pooled[key]
+        pos = _index_of(ids, run.counts().ids)
+        run.meta["trials"] = {"ids": run.counts().ids, "rows": rows[pos], "max": tmax[pos], "sum": tsum[pos]}
+    return out
+
+
+def _index_of(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Positions in ``ids`` of each of ``wanted`` (all present)."""
+    import pandas as pd
+
+    pos = pd.Index(list(ids)).get_indexer(list(wanted))
+    if (pos < 0).any():
+        raise AssertionError("question ids of the pooled trial summary do not match the pooled counts")
+    return pos
+
+
+def _pool_trials(x, y, sx: dict, sy: dict, where: str | None):
+    """The pooled trial summary of two runs of the same (dataset, model); a (question, trial) in both is an
+    error."""
+    import pandas as pd
+
+    ids = pd.Index(list(sx["ids"])).append(pd.Index(list(sy["ids"]))).unique()
+    ix, iy = ids.get_indexer(list(sx["ids"])), ids.get_indexer(list(sy["ids"]))
+    rows, tsum = np.zeros(len(ids), dtype=np.int64), np.zeros(len(ids), dtype=np.int64)
+    tmax = np.full(len(ids), -1, dtype=np.int64)
+    for s_, i in ((sx, ix), (sy, iy)):
+        np.add.at(rows, i, s_["rows"])
+        np.add.at(tsum, i, s_["sum"])
+        np.maximum.at(tmax, i, s_["max"])
+    both = np.zeros(len(ids), dtype=bool)
+    both[ix] = True
+    both &= np.isin(np.arange(len(ids)), iy)
+    known = np.zeros(len(ids), dtype=bool)
+    known[ix] = sx["max"] >= 0
+    known[iy] &= sy["max"] >= 0
+    hit = _trial_faults(rows, np.where(known & both, tmax, np.nan), tsum)
+    if hit.size:
+        i = int(hit[0])
+        rx, ry = int(sx["rows"][list(ix).index(i)]), int(sy["rows"][list(iy).index(i)])
+        raise ValueError(f"{where + ': ' if where else ''}dataset {x.dataset!r}, model {x.model!r}: question "
+                         f"{_item(ids[i])!r} has a (question, trial) counted in both parts ({rx} + {ry} rows, "
+                         f"trials up to {int(tmax[i])}); shards must not overlap: each trial is counted once")
+    return np.asarray(ids, dtype=object), rows, tmax, tsum
+
+
+def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = False, **kw: Any) -> OutcomeSet:
     """A folder or glob of shards counted shard by shard and added (counts add), with ``progress`` (a callable
-    wrapping an iterable, e.g. tqdm) over the shards; one file, a URL or a list is one query.  Repeated
-    (question, trial) rows are found within a shard; across shards only the pooled counts are kept."""
+    wrapping an iterable, e.g. tqdm) over the shards; one file, a URL or a list is one query.
+
+    Repeated (question, trial) rows are found within a shard, and across shards from the per-question trial
+    summaries the counts keep (:func:`add_counts`: exact unless a gap in a question's trial numbers hides the
+    repeat).  ``check_overlap=True`` also checks every (dataset, model, question, trial) over all the shards in
+    the engine (one more pass, with memory for every distinct trial: an opt-in audit), naming the trial and
+    the two files."""
+    if check_overlap:
+        _check_overlap(source, kw)
     if isinstance(source, (list, tuple)) or "://" in str(source):
         return count_table(source, **kw)
     files = _files(source)
@@ -534,6 +1018,36 @@ def count_shards(source: Any, *, progress: Any = None, **kw: Any) -> OutcomeSet:
     out = None
     for f in progress(files):
         part = count_table(f, **kw)
-        out = part if out is None else add_counts(out, part)
+        out = part if out is None else add_counts(out, part, where=f"{f} (added to the shards before it)")
     out.source = str(source)
     return out
+
+
+def _check_overlap(source: Any, kw: dict) -> None:
+    """Every (dataset, model, question, trial) once over all the files of ``source``, checked in DuckDB."""
+    duckdb = _duckdb()
+    files = _files(source)
+    fmt = _format_of(files, kw.get("format"))
+    model, question = kw.get("model", "model"), kw.get("question", "question")
+    trial, dataset = kw.get("trial", "trial"), kw.get("dataset", "dataset")
+    con = _cursor(duckdb)
+    try:
+        scan = _scan(files, fmt)
+        cols = _columns(con, scan)
+        if trial is None or trial not in cols:
+            raise ValueError(f"{source}: check_overlap needs a trial column ({trial!r} is not one of the columns)")
+        keys = [_quote(c) for c in (dataset, model) if c is not None and c in cols] + [_quote(question)]
+        t = _quote(trial) if re.match(_INT, cols[trial]) else f"TRY_CAST({_quote(trial)} AS BIGINT)"
+        row = con.execute(f"SELECT {', '.join(keys)}, {t} AS t, count(*) AS c, min(filename) AS f0, max(filename) AS f1 "
+                          f"FROM {scan} WHERE {t} IS NOT NULL GROUP BY ALL HAVING count(*) > 1 "
+                          f"ORDER BY ALL LIMIT 1").fetchone()
+    except duckdb.Error as exc:
+        raise ValueError(f"{source}: the overlap check could not read the shards ({str(exc).splitlines()[0]})") from None
+    finally:
+        con.close()
+    if row:
+        *key, tr, c, f0, f1 = row
+        where = f"in {f0} and {f1}" if f0 != f1 else f"in {f0}"
+        raise ValueError(f"{source}: (question, trial) {_item(key[-1])!r}, {tr} of "
+                         f"{' / '.join(repr(k) for k in key[:-1]) or 'the table'} appears {c} times ({where}); each "
+                         "trial must be counted once")
