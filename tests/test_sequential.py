@@ -315,3 +315,21 @@ def test_cli_monitor_replay_and_allocate():
     assert "Next trials for pass^2" in out.stdout and "3 trial(s) each" in out.stdout
     bad = run_cli("monitor", "--data", g24, "gpt-4 CoT", "gpt-4 IO", "--until", "when bored")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "cannot read 'when bored'" in bad.stderr
+
+
+def test_trials_chosen_from_earlier_questions_keep_the_level():
+    """The number of trials of each question may depend on everything before it (here: more trials while the
+    sequence is wide); scores stay unbiased given the past, so the sequence keeps its level."""
+    rng = np.random.default_rng(21)
+    R, T, misses = 300, 150, 0
+    for _ in range(R):
+        seq = SequentialCompare(grid=201)  # the null is evaluated exactly; a coarse grid only widens the ends
+        for t in range(T):
+            lo, hi = seq.status().lower, seq.status().upper
+            n = 1 if hi - lo < 0.5 else 4  # adaptive, predictable: decided before this question is drawn
+            p = rng.beta(0.5, 0.5)
+            st = seq.update([rng.binomial(n, p) / n], [rng.binomial(n, p) / n], samples=n)
+            if st.stop:
+                misses += 1
+                break
+    assert misses / R <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / R)
