@@ -393,7 +393,9 @@ class OutcomeSet:
 
     def add(self, other: "OutcomeSet") -> "OutcomeSet":
         """Counts add: more trials or new questions of the same (dataset, model) pooled, by question id
-        (:func:`add_counts`); the runs become counted runs."""
+        (:func:`add_counts`); the runs become counted runs.  This does not look at trial numbers: to refuse a
+        (question, trial) counted in both parts, add counted shards with :func:`bayeseval.io.scale.add_counts`
+        or :func:`bayeseval.io.scale.count_shards` (``check_overlap=True`` for an exact audit)."""
         return add_counts(self, other)
 
     def to_frame(self):
