@@ -159,10 +159,11 @@ def _metric_params(metric: str, args) -> dict:
 def cmd_report(args) -> int:
     from .report import tables
 
-    for path in (args.plot, args.plot_pass_k, args.output):
+    for path in (args.plot, args.plot_pass_k, args.output, args.html):
         _check_output(path)
     for path in (args.plot, args.plot_pass_k):
         _check_image(path)
+    _check_html(args.html)
     data = _load(args.paths, args)
     metrics = _split(args.metrics, "--metrics")
     kw = _estimate_kwargs(args)
@@ -191,6 +192,8 @@ def cmd_report(args) -> int:
         plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval, prior=args.prior,
                               percent=not args.fraction, save=args.plot_pass_k)
         print(f"bayeseval: wrote {args.plot_pass_k}", file=sys.stderr)
+    if args.html:
+        _html_report(args, ev, data, metrics[0])
     return 0
 
 
@@ -207,6 +210,56 @@ def _check_image(path) -> None:
     if path and Path(path).suffix.lower() not in (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif",
                                                   ".tiff", ".webp"):
         raise UsageError(f"{path}: unknown image type; use .png, .pdf or .svg")
+
+
+def _check_html(path) -> None:
+    """--html: its plots need matplotlib; say so (with the install command) before any work."""
+    if not path:
+        return
+    from importlib.util import find_spec
+
+    if find_spec("matplotlib") is None:
+        raise UsageError("--html draws its plots with matplotlib, which is not installed: "
+                         "pip install 'bayeseval[plots]'")
+
+
+def _write_page(args, ev, ranking=None, paths=(), **kwargs) -> None:
+    """Write the self-contained HTML report of --html (statistics done; this only renders)."""
+    from .report.html import provenance, write_html
+
+    prov = provenance(paths, seed=getattr(args, "seed", None), command=["bayeseval", *getattr(args, "argv", [])])
+    write_html(args.html, ev, ranking, provenance=prov, **kwargs)
+    print(f"bayeseval: wrote {args.html}", file=sys.stderr)
+
+
+def _html_report(args, ev, data, metric: str) -> None:
+    """report --html: the estimates, pass@k curves of the 0/1 runs, and per dataset the ranking of its 0/1 runs
+    on the first metric (when it has two or more)."""
+    from .comparison import compare_all
+    from .report import plots
+
+    several = len(data.datasets) > 1
+    notes = list(data.warnings)
+    rankings = {}
+    for d in data.datasets:
+        binary = [r for r in (data.select(datasets=[d]) if several else data) if r.weights is None]
+        if len(binary) < 2:
+            continue
+        str_ids = not _same_id_types(binary)
+        try:
+            rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=metric, scope=args.scope,
+                                      level=args.level, seed=args.seed, resamples=args.resamples,
+                                      **_metric_params(metric, args))
+        except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
+            notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
+    curves = None
+    binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if r.weights is None}
+    if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
+        curves = plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval,
+                                       prior=args.prior, percent=not args.fraction)
+    ranking = rankings if several else list(rankings.values())
+    _write_page(args, ev, ranking, args.paths, pass_at_k=curves, warnings=notes, percent=not args.fraction,
+                digits=args.digits)
 
 
 def _same_id_types(runs) -> bool:
@@ -287,6 +340,8 @@ def cmd_compare(args) -> int:
     _check_output(args.output)
     _check_output(args.plot)
     _check_image(args.plot)
+    _check_output(args.html)
+    _check_html(args.html)
     name_a, name_b, pairs = _paired_runs(args)
     rope = args.rope
     results = []
@@ -313,6 +368,16 @@ def cmd_compare(args) -> int:
 
         plots.difference_density(results[0][1], save=args.plot)
         print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
+    if args.html:
+        import dataclasses
+
+        from .results import Evaluation
+
+        several = len(results) > 1
+        ev = Evaluation([dataclasses.replace(e, dataset=d) if several else e for d, r in results
+                         for e in r.estimates.values()])
+        _write_page(args, ev, {d: r for d, r in results} if several else [results[0][1]],
+                    [*(args.data or []), *([] if args.data else [args.a.partition("::")[0], args.b.partition("::")[0]])])
     if args.fail_if_worse and worse:
         print(f"bayeseval: {name_a} is credibly worse than {name_b} on {', '.join(worse)} (--fail-if-worse)",
               file=sys.stderr)
@@ -437,14 +502,74 @@ def _markdown_comparison(res) -> str:
 
 # --------------------------------------------------------------------------- rank / plan
 def cmd_rank(args) -> int:
+    _check_output(args.html)
+    _check_html(args.html)
+    _check_output(args.plot)
+    _check_image(args.plot)
+    if args.top is not None and args.top < 1:
+        raise UsageError(f"--top must be at least 1, got {args.top}")
     data = _load(args.paths, args)
     ranking = _ranking(data, args, metric=args.metric)
     if args.format == "json":
         text = json.dumps(ranking.to_dict(), indent=1)
     else:
-        text = ranking.summary()
+        text = _rank_text(ranking, args.top)
     _write(text, args)
+    if args.plot:
+        from .report import plots
+
+        plots.rank_plot(ranking, top=args.top, save=args.plot)
+        print(f"bayeseval: wrote {args.plot}", file=sys.stderr)
+    if args.html:
+        from .results import Evaluation
+
+        _write_page(args, Evaluation([ranking.scores[m] for m in ranking.models]), [ranking], args.paths,
+                    warnings=list(data.warnings))
     return 0
+
+
+def _prob(p: float) -> str:
+    """A probability in three decimals, ``<0.001`` / ``>0.999`` where it would round to 0 or 1 without being it."""
+    return "<0.001" if 0 < p < 0.0005 else ">0.999" if 0.9995 <= p < 1 else f"{p:.3f}"
+
+
+def _rank_text(ranking, top: int | None) -> str:
+    """One line per model (rank, estimate, interval, P(best), E[rank], and the test against the next model);
+    with ``--pairs all`` the pair table follows (the pairs among the models shown)."""
+    from .report.tables import fmt_near, fmt_p, scale_of
+
+    models = ranking.models[:top] if top else ranking.models
+    shown = set(models)
+    nxt = {p["a"]: p for p in ranking.pairs if ranking.pair_set == "adjacent"}
+    adjacent = ranking.pair_set == "adjacent"
+    rows = []
+    for i, m in enumerate(models):
+        e = ranking.scores[m]
+        bound = 1.0 if scale_of(e, True) == 100.0 else None
+        v = e.value if e.value is not None else e.mean
+        pair = nxt.get(m)
+        row = (str(i + 1), m, fmt_near(v, 4, 1.0, bound),
+               f"[{fmt_near(e.lo, 4, 1.0, bound)}, {fmt_near(e.hi, 4, 1.0, bound)}]",
+               _prob(ranking.p_best[m]), f"{ranking.expected_rank[m]:.2f}")
+        if adjacent:
+            row += ("-", "-", "-") if pair is None else (f"{pair['delta']:+.4f}", _prob(pair["p_a_better"]),
+                                                         fmt_p(pair["p_holm"]))
+        rows.append(row)
+    k = len(ranking.models)
+    which = (f".\n'vs next': the difference to the model ranked next, P(this > next) and the {ranking.test} test's "
+             f"p-value, Holm-adjusted over the {len(ranking.pairs)} adjacent pairs (--pairs all: every pair)"
+             if adjacent else f".\n{ranking.test.capitalize()} tests on {'all' if ranking.pair_set == 'all' else 'the'} pairs below, "
+             f"adjusted over the {len(ranking.pairs)} tested")
+    head = (f"{ranking.metric}, {ranking.scope} scope, {ranking.level:.0%} credible intervals; "
+            + (f"the top {len(models)} of {k} models" if len(models) < k else f"{k} models") + which + ".")
+    header = ("rank", "model", "estimate", f"{ranking.level:.0%} interval", "P(best)", "E[rank]")
+    if adjacent:
+        header += ("vs next", "P(>next)", "p Holm")
+    text = head + "\n\n" + text_table(header, rows, right=[0, 2, 3, 4, 5, 6, 7, 8])
+    if ranking.pair_set != "adjacent":
+        pairs = [r for p, r in zip(ranking.pairs, ranking.pair_table()) if p["a"] in shown and p["b"] in shown]
+        text += "\n\n" + text_table(ranking._PAIR_HEAD, pairs)
+    return text
 
 
 def cmd_plan(args) -> int:
@@ -637,7 +762,42 @@ def _demo_rows(path: Path, level: float):
 
 
 def _pct(x):
-    return "-" if x is None else f"{100 * x:.1f}"
+    """Percent with one decimal; a value rounding to 0 or 100 without being it keeps the digits that say so."""
+    from .report.tables import fmt_near
+
+    return "-" if x is None else fmt_near(x, 1, 100.0, top=100.0)
+
+
+def _demo_comparisons(data, level: float, seed=None) -> list:
+    """Each model after the first against the first (the bundled runs: CoT against IO) on every demo metric:
+    :func:`bayeseval.compare` on the same tasks, population scope."""
+    from .comparison import compare
+
+    names = data.names()
+    return [(b, a, compare(data.counts(b), data.counts(a), metric=metric, level=level, seed=seed, names=(b, a)))
+            for a in names[:1] for b in names[1:] for metric in DEMO_METRICS]
+
+
+def _demo_story(comparisons, level: float) -> str:
+    """Who is better on which metric and how sure, as a table and one sentence per pair."""
+    blocks = []
+    for b, a in dict.fromkeys((b, a) for b, a, _ in comparisons):
+        mine = [c for bb, aa, c in comparisons if (bb, aa) == (b, a)]
+        rows = [(c.metric, f"{100 * c.delta.mean:+.1f}", f"[{100 * c.delta.lo:+.1f}, {100 * c.delta.hi:+.1f}]",
+                 _prob(c.p_a_better), c.verdict) for c in mine]
+        header = ("metric", f"{b} - {a}", f"{level:.0%} interval", f"P({b} > {a})", "verdict")
+        won = [c.metric for c in mine if c.decision == "A"]
+        lost = [c.metric for c in mine if c.decision == "B"]
+        open_ = [c.metric for c in mine if c.decision not in ("A", "B")]
+        story = "; ".join(part for part in (
+            f"{b} is better on {', '.join(won)}" if won else "",
+            f"{a} is better on {', '.join(lost)}" if lost else "",
+            f"no clear difference on {', '.join(open_)}" if open_ else "") if part)
+        blocks.append(f"{b} against {a}, paired on the same {mine[0].M} tasks (population scope; differences in "
+                      f"points of %):\n\n" + text_table(header, rows, right=[1, 2, 3]) + f"\n\nIn short: {story}.")
+    return "\n\n".join(blocks) + (
+        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {1 - level:.0%}"
+        "\n(mid-p), in the direction of the difference. 'bayeseval compare A B --data FILE' shows every analysis.")
 
 
 def cmd_demo(args) -> int:
@@ -645,13 +805,15 @@ def cmd_demo(args) -> int:
     if not path.exists():
         raise UsageError(f"demo data not found at {path}; run from a clone of the repository or pass --data")
     data, rows = _demo_rows(path, args.level)
+    comparisons = _demo_comparisons(data, args.level)
     if args.format == "json":
         print(json.dumps({
             "dataset": data.dataset,
             "rows": [{"model": m, "metric": name, "value": value, "published": pub,
                       "population": pop.to_dict(), "benchmark": bench.to_dict()}
                      for m, name, value, pub, pop, bench in rows],
-        }, indent=1))
+            "comparisons": [{"a": b, "b": a, **c.to_dict()} for b, a, c in comparisons],
+        }, indent=1, default=str))
         return 0
     pct = f"{args.level:.0%}"
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
@@ -667,8 +829,11 @@ def cmd_demo(args) -> int:
     print(
         "\nThe intervals are for the latent metric g(p) of each task. For pass@100 with 100 samples per task,"
         "\nthe estimate counts tasks solved at least once in these samples, while the latent pass@100 of a"
-        "\ntask never solved is small but not zero: the two answer different questions."
+        "\ntask never solved is small but not zero: the two answer different questions. A value that would"
+        "\nround to 0.0 is shown with more digits (0.00092), or as <0.00001: it is small, not zero.\n"
     )
+    if comparisons:
+        print(_demo_story(comparisons, args.level))
     return 0
 
 
@@ -788,6 +953,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--resamples", type=int, default=10_000, help="permutation resamples for --baseline")
     rep.add_argument("--plot", metavar="FILE", help="save a forest plot of the estimates (png/pdf/svg)")
     rep.add_argument("--plot-pass-k", metavar="FILE", help="save pass@k curves with credible bands")
+    rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page: table, forest plot, "
+                                                    "pass@k curves, ranking, warnings, provenance")
     _add_stats(rep)
     rep.set_defaults(func=cmd_report)
 
@@ -810,6 +977,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="exit 1 when A is credibly worse than B (the verdict says B is better)")
     _add_output(cmp_, ("text", "markdown", "json"))
     cmp_.add_argument("--plot", metavar="FILE", help="save the posterior density of A - B")
+    cmp_.add_argument("--html", metavar="FILE", help="also write the comparison as one self-contained HTML page")
     _add_stats(cmp_, interval=False)
     cmp_.set_defaults(func=cmd_compare)
 
@@ -822,8 +990,13 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--metric", default="avg")
     rank.add_argument("--resamples", type=int, default=10_000)
     rank.add_argument("--pairs", choices=("adjacent", "all"), default="adjacent",
-                      help="which pairs get a paired test: neighbours in the ranking (default) or all")
+                      help="which pairs get a paired test: neighbours in the ranking (default; shown on each "
+                           "model's line) or all (a pair table follows)")
+    rank.add_argument("--top", type=int, default=None, metavar="K",
+                      help="show only the K best models (text and --plot; JSON keeps every model)")
+    rank.add_argument("--plot", metavar="FILE", help="save the rank plot: estimates with intervals, P(best), E[rank]")
     _add_output(rank, ("text", "json"))
+    rank.add_argument("--html", metavar="FILE", help="also write the ranking as one self-contained HTML page")
     _add_stats(rank, interval=False)
     rank.set_defaults(func=cmd_rank)
 
@@ -992,14 +1165,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The optional dependencies of each extra, as imported (``pip install 'bayeseval[EXTRA]'``).
+EXTRAS = {"plots": ("matplotlib",), "service": ("fastapi", "uvicorn", "pydantic", "fastapi_offline"),
+          "scale": ("duckdb",)}
+
+
+def _needed_extras(args) -> list:
+    """(extra, the option or command that needs it) for this command line."""
+    need = [("plots", f"--{flag.replace('_', '-')}") for flag in ("plot", "plot_pass_k") if getattr(args, flag, None)]
+    if args.command == "plot-coverage":
+        need.append(("plots", "bayeseval plot-coverage"))
+    if args.command == "serve":
+        need.append(("service", "bayeseval serve"))
+    if getattr(args, "engine", None) == "duckdb":
+        need.append(("scale", "--engine duckdb"))
+    return need
+
+
+def _require_extras(args) -> None:
+    """Before any work: an ImportError naming the install command when an extra this command line needs is missing
+    (the CLI prints it as one line and exits 2)."""
+    import importlib
+
+    for extra, what in _needed_extras(args):
+        for module in EXTRAS[extra]:
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                raise ImportError(f"{what} needs {module}, which is not installed: "
+                                  f"pip install 'bayeseval[{extra}]'") from None
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for --html's provenance
     _SHOWN.clear()
     try:
         with warnings.catch_warnings():
             if not args.debug:
                 warnings.showwarning = _show_warning
+            _require_extras(args)
             return args.func(args)
     except BrokenPipeError:  # `bayeseval report ... | head`: the reader left; not an error
         try:

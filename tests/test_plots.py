@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 import bayeseval as B
-from bayeseval.io import OutcomeSet, read_outcomes
+from bayeseval.io import OutcomeSet
 from bayeseval.report import coverage_plot, difference_density, forest, pass_at_k_curve, read_coverage_results
 from bayeseval.report.plots import COVERAGE_COLUMNS, default_ks
 
@@ -256,3 +256,124 @@ def test_coverage_plot_custom_table_and_errors():
         coverage_plot(t.to_dict())
     with pytest.raises(ValueError, match="level"):
         coverage_plot(t, level=95)
+
+
+# ----------------------------------------------------------------------------- many models
+def _many(n, M=30, N=8, seed=0):
+    """n synthetic models on the same M questions, N trials each, of spread-out strengths."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2, 2, M)
+    return {f"model-{j:02d}": (rng.random((M, N)) < np.clip(p * (0.3 + j / (1.6 * n)), 0, 1)[:, None]).astype(int)
+            for j in range(n)}
+
+
+def _drawn(fig):
+    """The figure laid out and drawn (constrained layout runs at draw time) and its renderer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _integer_ticks(ax):
+    """The x ticks inside the view and their labels (after a draw)."""
+    lo, hi = sorted(ax.get_xlim())
+    shown = [(t, lab.get_text()) for t, lab in zip(ax.get_xticks(), ax.get_xticklabels()) if lo - 1e-9 <= t <= hi + 1e-9]
+    return [t for t, _ in shown], [s for _, s in shown]
+
+
+def test_pass_at_k_curve_at_50_models_is_small_multiples_with_legends_beside(tmp_path):
+    R = _many(50)
+    fig = pass_at_k_curve(R, save=tmp_path / "passk50.png")
+    png_ok(tmp_path / "passk50.png")
+    renderer = _drawn(fig)
+    axes = [a for a in fig.axes if a.get_visible()]
+    assert len(axes) == 5  # 10 models a panel
+    labels = [line.get_label() for a in axes for line in a.lines]
+    assert sorted(labels) == sorted(R)  # each model once, as a coloured line
+    boxes = [a.get_window_extent(renderer) for a in axes]
+    titles = [a.title.get_window_extent(renderer) for a in axes] + [fig._suptitle.get_window_extent(renderer)]
+    legends = []
+    for a in axes:
+        assert len(a.lines) <= 10
+        colours = [matplotlib.colors.to_rgba(line.get_color()) for line in a.lines]
+        assert len(set(colours)) == len(colours)  # no colour twice within a panel
+        assert len({line.get_marker() for line in a.lines}) == len(a.lines)
+        leg = a.get_legend()
+        assert [t.get_text() for t in leg.get_texts()] == [line.get_label() for line in a.lines]
+        lb = leg.get_window_extent(renderer)
+        assert not any(lb.overlaps(b) for b in boxes), "a legend covers a panel"
+        assert not any(lb.overlaps(t) for t in titles), "a legend covers a title"
+        assert 0 <= lb.x0 and lb.x1 <= fig.bbox.x1 and 0 <= lb.y0 and lb.y1 <= fig.bbox.y1  # not cut off
+        legends.append(lb)
+        ticks, texts = _integer_ticks(a)
+        assert ticks and all(float(t).is_integer() for t in ticks)
+        assert texts and all(s.isdigit() for s in texts)
+    assert not any(x.overlaps(y) for i, x in enumerate(legends) for y in legends[i + 1:])
+    # panel 1 holds the best models at the largest k
+    last = {line.get_label(): line.get_ydata()[-1] for a in axes for line in a.lines}
+    assert min(last[line.get_label()] for line in axes[0].lines) >= max(last[line.get_label()] for line in axes[1].lines)
+    # the grey context: every other model behind each panel
+    assert all(len(a.collections[0].get_segments()) == 50 - len(a.lines) for a in axes)
+    small = pass_at_k_curve(_many(5))
+    w50, h50 = fig.get_size_inches()
+    w5, h5 = small.get_size_inches()
+    assert w50 * h50 > 2 * w5 * h5  # the figure grows with the number of models
+
+
+def test_pass_at_k_curve_one_panel_legend_outside_and_integer_ticks():
+    # 12 models on a given axes: distinct colours from a hue wheel; linear k axis of integers only
+    fig = Figure(figsize=(9, 5), layout="constrained")
+    ax = fig.add_subplot()
+    pass_at_k_curve(_many(12, N=4), ax=ax)
+    renderer = _drawn(fig)
+    colours = [matplotlib.colors.to_rgba(line.get_color()) for line in ax.lines]
+    assert len(ax.lines) == 12 and len(set(colours)) == 12
+    assert not ax.get_legend().get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    ticks, texts = _integer_ticks(ax)
+    assert ax.get_xscale() == "linear" and ticks == [1, 2, 3, 4] and texts == ["1", "2", "3", "4"]  # no k = 1.5
+    # a log k axis (1 .. 60): ticks at 1, 2, 5, 10, 20, 50 only, no labelled minor ticks
+    ax = pass_at_k_curve(_many(3, N=60)).axes[0]
+    _drawn(ax.figure)
+    ticks, texts = _integer_ticks(ax)
+    assert ax.get_xscale() == "log" and ticks == [1, 2, 5, 10, 20, 50] and texts == ["1", "2", "5", "10", "20", "50"]
+    assert not [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
+
+
+def test_forest_grows_with_the_models():
+    ev = B.evaluate(_many(50), ["avg", "pass@4"], scope="benchmark", interval="normal")
+    fig = forest(ev)
+    renderer = _drawn(fig)
+    assert len(fig.axes[0].get_yticklabels()) == 50 and all(len(a.get_yticks()) == 50 for a in fig.axes)
+    assert fig.get_size_inches()[1] > 15 > forest(B.evaluate(_many(5), ["avg"])).get_size_inches()[1]
+    labels = [t.get_window_extent(renderer) for t in fig.axes[0].get_yticklabels()]
+    assert not any(x.overlaps(y) for x, y in zip(labels, labels[1:]))  # 50 row labels, none over the next
+
+
+def test_rank_plot_sorted_intervals_p_best_and_expected_rank(tmp_path):
+    from bayeseval.report.plots import rank_plot
+
+    rk = B.compare_all(_many(50), resamples=200, draws=400, seed=2)
+    fig = rank_plot(rk, save=tmp_path / "rank.png")
+    png_ok(tmp_path / "rank.png")
+    left, right = fig.axes
+    assert [t.get_text() for t in left.get_yticklabels()] == [f"{i + 1}. {m}" for i, m in enumerate(rk.models)]
+    assert np.allclose(left.lines[0].get_xdata(), [rk.scores[m].value for m in rk.models])
+    (seg,) = [c for c in left.collections if isinstance(c, LineCollection)]
+    assert np.allclose([s[:, 0] for s in seg.get_segments()], [[rk.scores[m].lo, rk.scores[m].hi] for m in rk.models])
+    assert np.allclose(left.lines[0].get_ydata(), left.get_yticks())
+    bars = [p.get_width() for p in right.patches if p.get_height() == pytest.approx(0.6)]
+    assert np.allclose(bars, [rk.p_best[m] for m in rk.models])
+    assert [t.get_text().split("E[rank] ")[1] for t in right.texts] == [f"{rk.expected_rank[m]:.1f}" for m in rk.models]
+    assert fig.get_size_inches()[1] > 15
+    top = rank_plot(rk, top=5)
+    assert len(top.axes[0].get_yticklabels()) == 5 and "top 5 of 50" in top.get_suptitle()
+    assert top.get_size_inches()[1] < 6
+    ax = Figure().add_subplot()
+    rank_plot(rk, ax=ax, top=3)
+    twin = ax.figure.axes[1]
+    assert [t.get_text().split(" | ")[1] for t in twin.get_yticklabels()] == [f"{rk.expected_rank[m]:.1f}"
+                                                                             for m in rk.models[:3]]
+    with pytest.raises(TypeError, match="ranking must be a Ranking"):
+        rank_plot(B.evaluate(_many(2), ["avg"]))

@@ -8,7 +8,10 @@ when it is the cell's value.  ``save="plot.png"`` (or ``.pdf``, ``.svg``) also w
 To draw into pyplot's current figure, pass ``ax=plt.gca()``.
 
 * :func:`forest` -- point estimates and credible intervals, one row per model, one panel per metric;
-* :func:`pass_at_k_curve` -- pass@k against k with a credible band per model;
+* :func:`pass_at_k_curve` -- pass@k against k with a credible band per model (small multiples of at
+  most ten models each beyond ten models, so every panel keeps distinct colours and a legend beside it);
+* :func:`rank_plot` -- a :class:`~bayeseval.comparison.Ranking` (``compare_all``): models sorted by
+  estimate with credible intervals, and each model's P(best) and expected rank;
 * :func:`difference_density` -- the posterior density of ``theta_A - theta_B`` from :func:`~bayeseval.compare`;
 * :func:`coverage_plot` and :func:`read_coverage_results` -- a coverage study (``benchmarks/coverage.py``):
   observed coverage per cell against the nominal level with its binomial Monte-Carlo band.
@@ -32,8 +35,11 @@ import numpy as np
 from .. import validate as V
 from .tables import INTERVAL_WORDS, estimates_of, grid, level_label, point_of, scale_of
 
-__all__ = ["forest", "pass_at_k_curve", "difference_density", "coverage_plot", "read_coverage_results",
-           "COVERAGE_COLUMNS"]
+__all__ = ["forest", "pass_at_k_curve", "rank_plot", "difference_density", "coverage_plot", "read_coverage_results",
+           "strengths_plot", "COVERAGE_COLUMNS"]
+
+#: Markers cycled with the colours, so lines stay apart in grey print and for colour-blind readers.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
 
 COVERAGE_COLUMNS = ("prior", "scope", "M", "N", "shape", "metric", "k", "method", "coverage", "nominal", "reps")
 
@@ -81,6 +87,47 @@ def _bool(value: Any, name: str) -> bool:
     return value
 
 
+def palette(n: int) -> list:
+    """``n`` distinct colours: matplotlib's ten-colour cycle up to ten, else ``n`` evenly spaced hues with
+    alternating lightness (as RGB tuples, never the same colour twice).
+
+    >>> palette(3)
+    ['C0', 'C1', 'C2']
+    >>> len({tuple(c) for c in palette(50)})
+    50
+    """
+    n = V.integer(n, "n", minimum=0)
+    if n <= 10:
+        return [f"C{j}" for j in range(n)]
+    from matplotlib.colors import hsv_to_rgb
+
+    return [tuple(float(v) for v in hsv_to_rgb((j / n, 0.9 if j % 2 else 0.65, 0.55 if j % 2 else 0.85)))
+            for j in range(n)]
+
+
+def legend_outside(ax, **kw):
+    """The legend beside the axes (right of it, top-aligned): it never covers the data or the title."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize="small", **kw)
+
+
+def integer_axis(axis, values, log: bool) -> None:
+    """Ticks only at integers (k is a count): on a log axis 1, 2, 5, 10, 20, 50, ... within ``values``'
+    range, labelled plainly; on a linear axis at most ten integer ticks."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter
+
+    if log:
+        lo, hi = min(values), max(values)
+        ticks = [m * 10**e for e in range(0, int(np.log10(max(hi, 1))) + 2) for m in (1, 2, 5)]
+        ticks = [t for t in ticks if lo <= t <= hi] or [int(lo)]
+        if len(ticks) > 12:
+            ticks = [t for t in ticks if str(t)[0] == "1"]
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_minor_formatter(NullFormatter())
+    else:
+        axis.set_major_locator(MaxNLocator(nbins=10, integer=True, min_n_ticks=1))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{int(round(v))}"))
+
+
 def _describe_intervals(ests) -> str:
     levels = " / ".join(dict.fromkeys(level_label(e.level) for e in ests))
     words = " / ".join(dict.fromkeys(INTERVAL_WORDS.get(e.method, e.method) for e in ests))
@@ -116,8 +163,10 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
         raise V.InputTypeError(f"metric must be a metric name (str) or None, got {V.describe(metric)}")
     g = grid(ests, models, None if metric is None else [metric])
     metrics = g.metrics
+    labels = [f"{d} / {m}" if g.several else m for d, m in g.rows]
     if ax is None:
-        fig = _figure((1.5 + 3.2 * len(metrics), 1.3 + 0.42 * len(g.rows)))
+        width = 1.5 + 0.06 * max(len(x) for x in labels) + 3.2 * len(metrics)
+        fig = _figure((width, _rows_height(len(g.rows))))
         axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
         fig.suptitle(_text(_describe_intervals(ests)), fontsize="small")
     else:
@@ -128,7 +177,6 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
             raise ValueError(f"ax must be {len(metrics)} Axes, one per metric ({metrics}), got {len(axes)}; "
                              "or choose one metric with metric=")
         fig = axes[0].figure
-    labels = [f"{d} / {m}" if g.several else m for d, m in g.rows]
     ypos = np.arange(len(g.rows))[::-1].astype(float)
     for a, m in zip(axes, metrics):
         ys, pts, los, his, scales = [], [], [], [], set()
@@ -142,6 +190,7 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
             pts.append(point_of(e, point)[0] * scale)
             los.append(e.lo * scale)
             his.append(e.hi * scale)
+        _stripes(a, len(g.rows))
         a.hlines(ys, los, his, color="C0", linewidth=2)
         a.plot(pts, ys, "o", color="C0", markersize=6, zorder=3)
         a.set_yticks(ypos, [_text(x) for x in labels])
@@ -150,6 +199,23 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
         a.set_xlabel("estimate (%)" if scales == {100.0} else "estimate")
         a.grid(axis="x", alpha=0.3)
     return _save(fig, save)
+
+
+def _p(p: float) -> str:
+    """A probability in two decimals, ``<0.01`` / ``>0.99`` where it would round to 0 or 1 without being it."""
+    return "<0.01" if 0 < p < 0.005 else ">0.99" if 0.995 <= p < 1 else f"{p:.2f}"
+
+
+def _rows_height(n: int) -> float:
+    """Inches for ``n`` rows: 0.42 a row up to 20 rows, 0.3 a row beyond (50 models: 18 inches)."""
+    return 1.3 + 0.42 * min(n, 20) + 0.3 * max(n - 20, 0)
+
+
+def _stripes(ax, n: int) -> None:
+    """Every other row lightly shaded when there are more than ten rows (to follow a row across panels)."""
+    if n > 10:
+        for y in range(0, n, 2):
+            ax.axhspan(y - 0.5, y + 0.5, color="0.5", alpha=0.08, linewidth=0, zorder=0)
 
 
 # ----------------------------------------------------------------------------- pass@k
@@ -186,7 +252,8 @@ def default_ks(n: int, points: int = 25) -> list[int]:
 
 def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "population", level: float = 0.95,
                     ax: Any = None, *, interval: str = "exact", prior: Any = None, percent: bool = False,
-                    point: str = "value", log: bool | None = None, save: Any = None, **estimate_kw):
+                    point: str = "value", log: bool | None = None, per_panel: int = 10, save: Any = None,
+                    **estimate_kw):
     r"""pass@k against k for each model, with a credible band.
 
     For every k, :func:`bayeseval.estimate` ``(counts, "pass@k", k=k, scope=scope, level=level,
@@ -197,9 +264,17 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     ``counts_by_model``: dict name -> outcome matrix (or :class:`~bayeseval.Counts`), an
     :class:`~bayeseval.io.OutcomeSet` with one dataset, or one matrix.  ``ks``: the k values
     (default :func:`default_ks` of the smallest number of trials: every k up to 25, else 25
-    log-spaced values).  ``log``: log-scaled k axis (default when ``max(ks) / min(ks) >= 20``).
-    Cost: one estimate per model and k (the 100 x 100 Game of 24 data: about a second per model
-    for the default ks).  Returns the Figure; the line of model ``j`` is ``ax.lines[j]``.
+    log-spaced values).  ``log``: log-scaled k axis (default when ``max(ks) / min(ks) >= 20``);
+    the k axis has ticks at integers only.  Cost: one estimate per model and k (the 100 x 100
+    Game of 24 data: about a second per model for the default ks).
+
+    Layout: each model has its own colour and marker within a panel, and the legend sits beside
+    the panel (never over the curves or the title).  Up to ``per_panel`` models (default 10) share
+    one panel, the line of model ``j`` being ``ax.lines[j]`` in the order given.  With more models
+    and no ``ax``, small multiples: the models ranked by their estimate at the largest k, ``per_panel``
+    to a panel (panel 1 the best), every other model drawn in light grey behind for context (one
+    ``LineCollection``); the figure grows with the number of panels.  Given ``ax``, all models go on
+    it, in as many distinct colours as there are models.  Returns the Figure.
 
     >>> import numpy as np
     >>> R = {"a": np.array([[1, 0, 0, 0], [1, 1, 0, 1]]), "b": np.array([[0, 0, 0, 0], [1, 0, 1, 0]])}
@@ -211,6 +286,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
 
     counts = _models_counts(counts_by_model)
     percent = _bool(percent, "percent")
+    per_panel = V.integer(per_panel, "per_panel", minimum=1)
     if point not in ("value", "mean"):
         raise ValueError(f"point must be 'value' or 'mean', got {point!r}")
     n_min = min(int(c.n.min()) for c in counts.values())
@@ -225,26 +301,135 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     if log is None:
         log = ks[-1] / ks[0] >= 20
     log = _bool(log, "log")
-    fig, ax = _axes(ax, (6.0, 4.0))
+    _check_ax(ax)
     scale = 100.0 if percent else 1.0
     x = np.array(ks, dtype=float)
-    for j, (name, c) in enumerate(counts.items()):
+    curves = {}  # name -> (point, lo, hi), in the order given
+    for name, c in counts.items():
         ests = [estimate(c, "pass@k", k=k, scope=scope, level=level, interval=interval, prior=prior, **estimate_kw)
                 for k in ks]
-        y = np.array([point_of(e, point)[0] for e in ests]) * scale
-        lo = np.array([e.lo for e in ests]) * scale
-        hi = np.array([e.hi for e in ests]) * scale
-        color = f"C{j % 10}"
-        ax.plot(x, y, "-", marker="o" if len(ks) <= 30 else None, markersize=3, color=color, label=_text(name))
-        ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
-    if log:
-        ax.set_xscale("log")
-    ax.set_xlabel("k")
-    ax.set_ylabel("pass@k (%)" if percent else "pass@k")
-    ax.set_ylim(bottom=0)
-    ax.set_title(f"pass@k, {scope} scope, {level_label(level)} credible band")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+        curves[name] = (np.array([point_of(e, point)[0] for e in ests]) * scale,
+                        np.array([e.lo for e in ests]) * scale, np.array([e.hi for e in ests]) * scale)
+    names = list(curves)
+    label_width = 0.075 * max(len(str(n)) for n in names) + 0.6  # inches the legend takes beside a panel
+    if ax is not None or len(names) <= per_panel:
+        if ax is None:
+            fig = _figure((6.0 + label_width, max(4.0, 1.2 + 0.24 * len(names))))
+            ax = fig.add_subplot()
+        fig = ax.figure
+        panels = [(ax, names)]
+    else:
+        order = sorted(names, key=lambda n: -curves[n][0][-1])  # best at the largest k first
+        groups = [order[i:i + per_panel] for i in range(0, len(order), per_panel)]
+        ncols = 2 if len(groups) > 1 else 1
+        nrows = -(-len(groups) // ncols)
+        fig = _figure((ncols * (4.6 + label_width), 0.7 + nrows * max(3.4, 0.24 * per_panel + 0.8)))
+        axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+        for a in axes[len(groups):]:
+            a.set_visible(False)
+        panels = list(zip(axes, groups))
+        fig.suptitle(f"pass@k, {scope} scope, {level_label(level)} credible band; {len(names)} models ranked by "
+                     f"pass@{ks[-1]}, {per_panel} to a panel (the others in grey)", fontsize="medium")
+    many = len(panels) > 1
+    for i, (a, group) in enumerate(panels):
+        if many:
+            from matplotlib.collections import LineCollection
+
+            others = [np.column_stack([x, curves[n][0]]) for n in names if n not in group]
+            a.add_collection(LineCollection(others, colors="0.8", linewidths=0.8, zorder=1))
+        colours = palette(len(group))
+        for j, name in enumerate(group):
+            y, lo, hi = curves[name]
+            a.plot(x, y, "-", marker=MARKERS[j % len(MARKERS)] if len(ks) <= 30 else None, markersize=3.5,
+                   color=colours[j], label=_text(name), zorder=3)
+            a.fill_between(x, lo, hi, color=colours[j], alpha=0.25 if len(group) <= 3 else 0.12, linewidth=0,
+                           zorder=2)
+        if log:
+            a.set_xscale("log")
+        integer_axis(a.xaxis, ks, log)
+        a.set_ylim(bottom=0)
+        a.grid(alpha=0.3)
+        if many:
+            a.set_title(f"ranks {per_panel * i + 1}-{per_panel * i + len(group)}", fontsize="medium")
+            a.tick_params(labelbottom=True, labelleft=True)
+        else:
+            a.set_title(f"pass@k, {scope} scope, {level_label(level)} credible band")
+        a.set_xlabel("k")
+        a.set_ylabel("pass@k (%)" if percent else "pass@k")
+        legend_outside(a, ncols=1 if len(group) <= 25 else 2)
+    return _save(fig, save)
+
+
+# ----------------------------------------------------------------------------- rank
+def rank_plot(ranking: Any, ax: Any = None, *, top: int | None = None, percent: bool = False, save: Any = None):
+    """Models of a :class:`~bayeseval.comparison.Ranking` (:func:`bayeseval.compare_all`) sorted by estimate,
+    best on top: the point estimate and credible interval per row, the best model's interval shaded across
+    the panel (rows whose interval misses it are credibly behind), and each model's P(best) as a bar with
+    its expected rank written beside it.  ``top``: only the ``top`` best models.  Given ``ax``, the
+    intervals go on it and P(best) / E[rank] become the right-hand tick labels.  The figure's height grows
+    with the number of rows.  Returns the Figure; the first axes' ``lines[0]`` holds the point estimates.
+
+    >>> import numpy as np, bayeseval as B
+    >>> rng = np.random.default_rng(0)
+    >>> rk = B.compare_all({f"m{j}": (rng.random((40, 2)) < 0.3 + 0.2 * j).astype(int) for j in range(3)},
+    ...                    resamples=200, draws=400)
+    >>> fig = rank_plot(rk)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['1. m2', '2. m1', '3. m0']
+    """
+    from ..comparison import Ranking
+
+    if not isinstance(ranking, Ranking):
+        raise V.InputTypeError(f"ranking must be a Ranking (from bayeseval.compare_all), got {V.describe(ranking)}")
+    percent = _bool(percent, "percent")
+    models = list(ranking.models)
+    if top is not None:
+        models = models[:V.integer(top, "top", minimum=1)]
+    n = len(models)
+    ests = [ranking.scores[m] for m in models]
+    scale = scale_of(ests[0], percent)
+    labels = [f"{i + 1}. {m}" for i, m in enumerate(models)]
+    if ax is None:
+        width = 6.5 + 0.07 * max(len(x) for x in labels)
+        fig = _figure((width, _rows_height(n)))
+        ax, right = fig.subplots(1, 2, sharey=True, gridspec_kw={"width_ratios": [3, 1.2]})
+    else:
+        _check_ax(ax)
+        fig, right = ax.figure, None
+    y = np.arange(n)[::-1].astype(float)
+    pts = [point_of(e, "value")[0] * scale for e in ests]
+    _stripes(ax, n)
+    best = ranking.scores[ranking.models[0]]
+    ax.axvspan(best.lo * scale, best.hi * scale, color="C1", alpha=0.12, linewidth=0,
+               label=f"interval of {_text(ranking.models[0])}")
+    ax.hlines(y, [e.lo * scale for e in ests], [e.hi * scale for e in ests], color="C0", linewidth=2)
+    ax.plot(pts, y, "o", color="C0", markersize=6, zorder=3)
+    ax.set_yticks(y, [_text(x) for x in labels])
+    ax.set_ylim(-0.6, n - 0.4)
+    unit = " (%)" if scale == 100.0 else ""
+    ax.set_xlabel(f"{_text(ranking.metric)}{unit}, {level_label(ranking.level)} credible interval")
+    ax.grid(axis="x", alpha=0.3)
+    shown = f"top {n} of {len(ranking.models)}" if n < len(ranking.models) else f"{n} models"
+    title = f"{_text(ranking.metric)}, {ranking.scope} scope: {shown}"
+    pb = [ranking.p_best[m] for m in models]
+    er = [ranking.expected_rank[m] for m in models]
+    if right is not None:
+        _stripes(right, n)
+        right.barh(y, pb, height=0.6, color="C2", alpha=0.8)
+        for yy, p, r in zip(y, pb, er):
+            right.text(min(p, 1.0) + 0.02, yy, f"{_p(p)}  E[rank] {r:.1f}", va="center", ha="left", fontsize="x-small")
+        right.set_xlim(0, 1.6)
+        right.set_xticks([0, 0.5, 1])
+        right.set_xlabel("P(best)")
+        right.tick_params(labelleft=False)
+        right.grid(axis="x", alpha=0.3)
+        fig.suptitle(title, fontsize="medium")
+    else:
+        twin = ax.twinx()
+        twin.set_ylim(ax.get_ylim())
+        twin.set_yticks(y, [f"{_p(p)} | {r:.1f}" for p, r in zip(pb, er)])
+        twin.set_ylabel("P(best) | E[rank]")
+        ax.set_title(title, fontsize="small")
     return _save(fig, save)
 
 

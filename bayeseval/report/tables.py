@@ -175,6 +175,44 @@ def fmt(x: float, digits: int, scale: float = 1.0, sign: bool = False) -> str:
     return s
 
 
+def fmt_near(x: float, digits: int, scale: float = 1.0, top: float | None = None) -> str:
+    """:func:`fmt`, except that a value rounding to 0 (or to ``top``: 100 for a rate in percent) without being
+    it keeps two significant digits of its distance from that bound, up to ``digits + 4`` decimals; past that
+    ``<0.00001`` / ``>99.99999``.  ``0.0`` and ``100.0`` are then always exact, never rounding.
+
+    >>> fmt_near(9.16e-6, 1, 100), fmt_near(1e-12, 1, 100), fmt_near(0.0, 1, 100), fmt_near(0.9999958, 1, 100, top=100)
+    ('0.00092', '<0.00001', '0.0', '99.99958')
+    >>> fmt_near(1 - 1e-12, 1, 100, top=100), fmt_near(0.4489, 1, 100, top=100)
+    ('>99.99999', '44.9')
+    """
+    return near_bound(x * scale, digits, 0.0, top, fmt(x, digits, scale))
+
+
+def near_bound(v: float, digits: int, lo: float | None, hi: float | None, text: str | None = None) -> str:
+    """The one rule for a number ``v`` (display units) in ``[lo, hi]`` shown with ``digits`` decimals: if it
+    rounds to ``lo`` or ``hi`` without being on it, it keeps two significant digits of its distance from that
+    end (up to ``digits + 4`` decimals; past that ``<lo + 1e-(digits+4)`` / ``>hi - 1e-(digits+4)``); otherwise
+    ``text`` (default ``f"{v:.{digits}f}"``).  Used by the tables and the HTML report alike.
+
+    >>> near_bound(1.0004, 2, 1.0, 10.0), near_bound(6.19, 2, 1.0, 10.0), near_bound(99.996, 1, 0.0, 100.0)
+    ('1.00040', '6.19', '99.9960')
+    """
+    s = f"{v:.{digits}f}" if text is None else text
+    half = 0.5 * 10.0 ** -digits
+    for end, side in ((lo, 1.0), (hi, -1.0)):
+        if end is None or not math.isfinite(end):
+            continue
+        gap = side * (v - end)
+        if not 0 < gap < half:
+            continue
+        most = digits + 4
+        if gap < 0.5 * 10.0 ** -most:
+            return f"<{end + 10.0 ** -most:.{most}f}" if side > 0 else f">{end - 10.0 ** -most:.{most}f}"
+        d = min(most, max(digits, 1 - math.floor(math.log10(gap))))
+        return f"{v:.{d}f}"
+    return s
+
+
 def scale_of(e, percent: bool) -> float:
     """100 to show ``e`` in percent, 1 when ``percent`` is off or the metric is not a rate in [0, 1]
     (a mean grade with category weights, a payoff vector outside [0, 1]: shown in its own units)."""
@@ -381,8 +419,14 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
             scale = scale_of(e, percent)
             s = fmt(x, d, scale)
             points[(r, metric)] = float(s)
+            if kind != "latex":  # a value rounding to 0 or 100 % is shown with the digits that say it is not
+                top = scale if scale_of(e, True) == 100.0 else None
+                near = lambda v: fmt_near(v, d, scale, top)  # noqa: E731
+                s = near(x)
+            else:
+                near = lambda v: fmt(v, d, scale)  # noqa: E731
             s += "*" if fb else ""
-            row.append(f"{s} [{fmt(e.lo, d, scale)}, {fmt(e.hi, d, scale)}]" if intervals else s)
+            row.append(f"{s} [{near(e.lo)}, {near(e.hi)}]" if intervals else s)
         for col in deltas:
             if r[1] == col.baseline:
                 row += [missing, missing]

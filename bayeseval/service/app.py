@@ -10,6 +10,8 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 * ``POST /v1/classify``  classification metrics with intervals per model, two models compared;
 * ``POST /v1/rubric``    rubric ratings on several dimensions: estimates, pass rules, correlations, judge
   agreement; or two systems compared per dimension;
+* ``POST /v1/report.html``  the body of ``/v1/metrics`` -> one self-contained HTML report page (estimates,
+  plots, ranking, warnings, provenance);
 * ``POST /v1/aisbench``  an AISBench work dir as a zip (multipart field ``file``) -> report with the
   replica-grouping bug corrected;
 * ``GET /v1/catalog``    metrics, parameters, scopes, intervals, priors and limits;
@@ -18,7 +20,7 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 >>> app = create_app(Settings(workers=0))
 >>> sorted(p for p in app.openapi()["paths"] if p.startswith("/v1"))  # doctest: +NORMALIZE_WHITESPACE
 ['/v1/aisbench', '/v1/catalog', '/v1/classify', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan',
- '/v1/rank', '/v1/rubric']
+ '/v1/rank', '/v1/report.html', '/v1/rubric']
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from typing import Literal
 
 from fastapi import APIRouter, FastAPI, File, Query, Request, Security, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import APIKeyHeader
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -41,7 +44,7 @@ from bayeseval import __version__
 from . import tasks
 from .catalog import catalog
 from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
-from .limits import ApiKey, BodyLimit, check_cells
+from .limits import DOCS_STATIC, ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
                       HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
                       RankRequest, RankResponse, Scope)
@@ -152,8 +155,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await pool.close()
 
-    app = FastAPI(title="bayeseval", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  default_response_class=JSON)
+    # FastAPIOffline: /docs and /redoc load Swagger UI / ReDoc from DOCS_STATIC, shipped in the package (no CDN)
+    app = FastAPIOffline(title="bayeseval", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                         default_response_class=JSON, static_url=DOCS_STATIC)
     app.state.settings, app.state.pool = settings, pool
     _install_handlers(app)
     secured = [Security(APIKeyHeader(name="X-API-Key", auto_error=False))] if settings.api_key else []
@@ -165,6 +169,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def metrics(req: MetricsRequest):
         check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
         return await _computed(pool, tasks.metrics, req)
+
+    @v1.post("/report.html", response_class=HTMLResponse,
+             responses={200: {"content": {"text/html": {}}, "description": "the report as one HTML page"}},
+             summary="The evaluation of /v1/metrics as one self-contained HTML report")
+    async def report_html(req: MetricsRequest):
+        check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
+        page = await pool.run(tasks.report_html, req)
+        return HTMLResponse(page.encode("utf-8", "backslashreplace"))
 
     @v1.post("/compare", response_model=None, responses={200: {"model": CompareResponse}},
              summary="Paired comparison of two models on the same questions")

@@ -30,10 +30,14 @@ from pathlib import Path, PurePosixPath
 
 from .errors import ServiceError, error_body
 
-__all__ = ["BodyLimit", "ApiKey", "check_cells", "safe_extract", "OPEN_PATHS"]
+__all__ = ["BodyLimit", "ApiKey", "check_cells", "safe_extract", "OPEN_PATHS", "DOCS_STATIC"]
 
 #: Paths that never need the API key.
 OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
+
+#: Where the Swagger UI and ReDoc assets of /docs and /redoc are served from (shipped by the ``fastapi-offline``
+#: package, so the docs pages work without internet); open like the pages themselves.
+DOCS_STATIC = "/docs/static"
 
 #: Longest path component (bytes, UTF-8) and deepest path of a zip entry.
 MAX_NAME_BYTES = 255
@@ -117,7 +121,10 @@ class BodyLimit:
 
 
 def _open(path: str | None) -> bool:
-    """``path`` is one of :data:`OPEN_PATHS`, with or without a trailing slash."""
+    """``path`` is one of :data:`OPEN_PATHS`, with or without a trailing slash, or a docs asset under
+    :data:`DOCS_STATIC` (no ``..``: the static files refuse to leave their folder anyway)."""
+    if path and path.startswith(DOCS_STATIC + "/") and ".." not in path.split("/"):
+        return True
     return bool(path) and (path.rstrip("/") or "/") in OPEN_PATHS
 
 

@@ -29,7 +29,7 @@ __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outc
 #: ``k`` bounds the k of every metric (``pass@k`` written in the name or given as ``k``; ``geospectrum@k``,
 #: ``auc@k``, ``max@k`` alike) and the length of a payoff vector (k + 1); ``magnitude`` bounds payoffs and
 #: category / spectrum weights (|x| <= 1e6); ``delta`` bounds the difference to detect in ``/v1/plan``.
-LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models": 64, "rank_models": 16,
+LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models": 64, "rank_models": 64,
           "metrics": 32, "draws": 100_000, "resamples": 100_000, "k": 1000, "name_length": 200,
           "magnitude": 1e6, "delta": [1e-9, 1.0], "pairwise_labels": 1_000_000}
 

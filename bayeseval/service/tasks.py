@@ -33,7 +33,7 @@ from .limits import safe_extract
 from .schemas import (ClassifyRequest, CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
                       metric_args)
 
-__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean"]
+__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean", "report_html"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
            "alpha", "power", "delta", "test")
@@ -188,6 +188,46 @@ def metrics(req: MetricsRequest) -> dict:
                                 seed=req.seed)
             out += [e.to_dict() for e in ev]
     return clean({"estimates": out, "warnings": warns})
+
+
+def report_html(req: MetricsRequest) -> str:
+    """``POST /v1/report.html``: the estimates of ``/v1/metrics``, the ranking (:func:`bayeseval.compare_all`) of
+    the 0/1 models on the first metric when there are two or more, and their pass@k curves, as the page of
+    :func:`bayeseval.report.html.html_report` (computed here; the renderer only renders)."""
+    import hashlib
+
+    from ..report import plots
+    from ..report.html import html_report, provenance
+
+    warns: list = []
+    with _warnings(warns):
+        data = {name: _counts(o, f"models.{name}") for name, o in req.models.items()}
+        items = [metric_args(item) for item in req.metrics]
+        ests: list = []
+        for name, counts in data.items():
+            with _metric_field():
+                ests += B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
+                                   interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
+                                   seed=req.seed).estimates
+        binary = {n: c for n, c in data.items()
+                  if isinstance(c, B.Counts) and c.is_binary and req.models[n].weights is None}
+        ranking = []
+        if len(binary) >= 2:
+            metric, params = items[0]
+            try:
+                ranking.append(B.compare_all(binary, metric=metric, scope=req.scope, interval=req.interval,
+                                             level=req.level, seed=req.seed, prior=_prior(req.prior), draws=req.draws,
+                                             **params))
+            except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
+                warns.append(f"no ranking on {metric}: {exc}")
+        curves = None
+        if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
+            with _field("models"):
+                curves = plots.pass_at_k_curve(binary, scope=req.scope, level=req.level, interval=req.interval,
+                                               prior=_prior(req.prior), draws=req.draws, seed=req.seed, percent=True)
+    digest = hashlib.sha256(req.model_dump_json().encode("utf-8", "backslashreplace")).hexdigest()
+    prov = provenance(seed=req.seed, endpoint="POST /v1/report.html", request_sha256=digest)
+    return html_report(B.Evaluation(ests), ranking, provenance=prov, pass_at_k=curves, warnings=warns)
 
 
 def compare(req: CompareRequest) -> dict:
