@@ -562,7 +562,7 @@ def test_cli_drops_unreadable_verdicts_when_asked(capsys):
 def test_readme_pairwise_numbers():
     import re
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "pairwise.md").read_text()  # moved from the README
     m = re.search(r"print\(r\.value, r\.lo, r\.hi, r\.p_a_better\)\s+# ([\d.]+) \[([\d.]+), ([\d.]+)\], P\(llama preferred\) = "
                   r"([\d.]+)", readme)
     prefs = from_wide(pandalm(), ANN, item="idx", model_a="model_1", model_b="model_2")

@@ -1,4 +1,4 @@
-"""Numbers the README quotes are produced here, so a change that moves them fails a test."""
+"""Numbers the README and the docs pages quote are produced here, so a change that moves them fails a test."""
 
 import re
 from pathlib import Path
@@ -13,6 +13,10 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+def page(name: str) -> str:
+    return (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
 def test_creative_writing_intervals_quoted_for_the_pooled_dirichlet_prior():
     text = read_outcomes(ROOT / "examples" / "data" / "tot_text.json")
     counts, w = text.counts("gpt-4 CoT"), text.weights("gpt-4 CoT")
@@ -21,11 +25,12 @@ def test_creative_writing_intervals_quoted_for_the_pooled_dirichlet_prior():
     assert round(pooled.value, 2) == 6.93
     assert (round(old.lo, 2), round(old.hi, 2)) == (6.51, 6.87)
     assert (round(pooled.lo, 2), round(pooled.hi, 2)) == (6.71, 7.13)
-    assert "[6.51, 6.87]" in README and "[6.71, 7.13]" in README
+    model = page("model.md")  # the categorical-outcomes paragraph moved there from the README
+    assert "[6.51, 6.87]" in model and "[6.71, 7.13]" in model
 
 
-def test_latex_table_in_the_readme_is_what_the_command_prints(capsys):
-    block = re.search(r"```latex\n(.*?)```", README, flags=re.S).group(1).strip()
+def test_latex_table_in_the_docs_is_what_the_command_prints(capsys):
+    block = re.search(r"```latex\n(.*?)```", page("reports.md"), flags=re.S).group(1).strip()
     code = main(["report", str(ROOT / "examples" / "data" / "tot_game24.json"), "--metrics", "avg,pass@100",
                  "--format", "latex", "--bold-best", "--baseline", "gpt-4 IO", "--quiet"])
     out = capsys.readouterr().out
@@ -40,8 +45,10 @@ def _column(md: str, index: int) -> list[str]:
 
 
 def test_sequential_numbers_quoted_are_the_benchmark_results():
-    """README and docs/sequential.md quote ranges of benchmarks/results_sequential.md and results_replay.md."""
-    docs = (ROOT / "docs" / "sequential.md").read_text(encoding="utf-8")
+    """docs/comparisons.md (the section moved from the README) and docs/sequential.md quote ranges of
+    benchmarks/results_sequential.md and results_replay.md."""
+    docs = page("sequential.md")
+    comparisons = page("comparisons.md")
     typei = (ROOT / "benchmarks" / "results_sequential.md").read_text(encoding="utf-8")
 
     def span(col):
@@ -51,10 +58,31 @@ def test_sequential_numbers_quoted_are_the_benchmark_results():
     seq, peek_t, peek_cmp = span(2), span(3), span(4)
     assert f"{seq[0]:.1f}-{seq[1]:.1f}%" == "0.1-2.7%" and seq[1] < 5.0
     assert (round(peek_t[0]), round(peek_t[1])) == (23, 41) and (round(peek_cmp[0]), round(peek_cmp[1])) == (18, 33)
-    for text in (README, docs):
+    for text in (comparisons, docs):
         assert "0.1-2.7%" in text and "23-41%" in text and "18-33%" in text
     replay = (ROOT / "benchmarks" / "results_replay.md").read_text(encoding="utf-8")
     savings = _column(replay, 7)
     assert "**11.4x**" in savings and "**43.9x**" in savings
-    for text in (README, docs):
+    for text in (comparisons, docs):
         assert "11.4x" in text and "43.9x" in text
+
+
+def test_the_readme_tour_numbers():
+    """The five-minute tour's comments: pass@100 of CoT and the CoT - IO comparison on Game of 24."""
+    data = be.load(ROOT / "examples" / "data" / "tot_game24.json")
+    est = be.evaluate(data, ["avg", "pass@10", "pass@100"])["gpt-4 CoT", "pass@100"]
+    assert f"{est.value:.2f} [{est.lo:.3f}, {est.hi:.3f}]" == "0.49 [0.397, 0.596]"
+    assert "est.value, est.lo, est.hi                                # 0.49 [0.397, 0.596]" in README
+    c = be.compare(data["gpt-4 CoT"], data["gpt-4 IO"], metric="pass@100", names=("CoT", "IO"))
+    quoted = f"CoT - IO = {c.delta.mean:+.3f} [{c.delta.lo:+.3f}, {c.delta.hi:+.3f}], P(CoT > IO) = {c.p_a_better:.3f}"
+    assert quoted == "CoT - IO = +0.158 [+0.046, +0.269], P(CoT > IO) = 0.997"
+    assert quoted in README
+
+
+def test_the_readme_stays_short_and_keeps_the_ci_command():
+    assert len(README.splitlines()) <= 250
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if "pytest" in line]
+    assert len(ci) == 1 and ci[0] in README  # the second set-up command is exactly what CI runs
+    for name in ("model", "question", "score", "trial", "dataset"):
+        assert f"`{name}`" in README
+    assert "--question-col" in README and "pass@k" in README and "pass^k" in README

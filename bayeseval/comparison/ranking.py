@@ -190,6 +190,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
         ``(a, b)`` model-name pairs.  The adjustment family is the pairs tested.
     resamples : for the pairwise test.
 
+    Notes
+    -----
     Tied draws are split at random (equally in expectation) for rank probabilities.
     """
     test = check_choice(test, "test", ("permutation", "bootstrap"))

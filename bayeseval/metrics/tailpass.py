@@ -473,9 +473,13 @@ def tailpass(
     thresholds : increasing average scores in [0, 1]; default ``1/k, ..., 1``.  Threshold 0 is
         always met.
 
-    Reference: Hariri, Hinczewski, Ayday and Chaudhary (2026), "Success Has a Shape:
+    References
+    ----------
+    Hariri, Hinczewski, Ayday and Chaudhary (2026), "Success Has a Shape:
     TailPass@k for Repeated Sampling Evaluation", Sections 2-3 and Appendix C.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
     >>> profile = tailpass(R, k=2)

@@ -107,6 +107,8 @@ class BettingCS:
         null value or the edges of a region of practical equivalence.
     grid : number of grid points on ``[lo, hi]``.
 
+    Notes
+    -----
     ``update(x)`` takes observations in the order they arrived and returns the lower and upper end of
     the sequence after each of them; ``interval`` is the current one, ``log_e(m)`` the log of the
     running-maximum capital against the mean ``m`` (an e-value: ``exp(-log_e)`` is an anytime-valid

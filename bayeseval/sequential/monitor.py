@@ -248,6 +248,8 @@ class Sequential:
     null : a reference value, e.g. 0.7: ``decided`` then means "above" or "below" it.
     name : label.
 
+    Notes
+    -----
     ``update(scores, samples=1)`` adds per-question scores in the order the questions were run and
     returns the :class:`Status`.  ``samples`` is the number of trials behind each score (for a budget
     in samples).

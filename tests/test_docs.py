@@ -1,0 +1,142 @@
+"""The examples in the documentation run.
+
+Every ```python block of a page in ``docs/`` runs, in order, in one namespace per page (a later block may
+use what an earlier one defined), and every ```bash block whose commands start with ``bayeseval `` runs
+each command through ``bayeseval.cli.main`` and must exit 0.  A block that cannot run here (it needs a
+server, a model endpoint, a file that is not bundled, or names placeholders) is marked by the comment
+``<!-- no-test -->`` on the line right before its opening fence; docs/development.md states the convention.
+
+The working directory is a temporary folder holding links to the repository's ``examples/``,
+``benchmarks/`` and ``papers/``, so ``examples/data/...`` paths resolve as from the repository root while
+the files an example writes (``forest.png``, ``table.tex``) land in the temporary folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+import signal
+import warnings
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+NO_TEST = "<!-- no-test -->"
+FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+# pages whose examples take more than a few seconds
+SLOW = {"mcmc.md", "sequential.md"}  # MCMC sampling; 200 replays
+LIMIT = 240  # seconds per page: a command waiting for a server fails instead of hanging
+
+
+def blocks(text: str) -> list[tuple[int, str, str, bool]]:
+    """(line number, language, code, runnable) of every fenced block, in page order."""
+    out = []
+    for m in FENCE.finditer(text):
+        before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2), before != NO_TEST))
+    return out
+
+
+def commands(code: str) -> list[str]:
+    """The ``bayeseval`` commands of a bash block (backslash continuations joined, comments dropped)."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    out = []
+    for line in joined.splitlines():
+        if not line.lstrip().startswith("bayeseval "):  # curl, pip, cd, ...: not run (JSON bodies span lines)
+            continue
+        for part in line.split(";"):
+            words = shlex.split(part, comments=True)
+            if words:
+                out.append(words)
+    return out
+
+
+def pages() -> list[Path]:
+    """The docs pages and the README (whose tour runs too)."""
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+def _param(page: Path):
+    marks = [pytest.mark.slow] if page.name in SLOW else []
+    return pytest.param(page, id=page.name, marks=marks)
+
+
+@pytest.fixture
+def in_sandbox(tmp_path, monkeypatch):
+    for name in ("examples", "benchmarks", "papers"):
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    pytest.importorskip("matplotlib").use("Agg")
+    return tmp_path
+
+
+def test_the_convention_is_documented_and_every_page_is_in_the_nav():
+    assert NO_TEST in (DOCS / "development.md").read_text(encoding="utf-8")
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in pages()[1:]:
+        assert f" {page.name}" in nav, f"{page.name} is not in mkdocs.yml's nav"
+
+
+def test_the_docs_have_runnable_examples():
+    found = [(lang, code) for p in pages() for _, lang, code, ok in blocks(p.read_text(encoding="utf-8")) if ok]
+    n_py = sum(lang == "python" for lang, _ in found)
+    n_sh = sum(len([c for c in commands(code) if c[0] == "bayeseval"]) for lang, code in found if lang == "bash")
+    assert n_py >= 20 and n_sh >= 15, (n_py, n_sh)
+
+
+def run_python(namespace: dict, code: str, where: str) -> None:
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")  # examples show model-check warnings on purpose
+        try:
+            exec(compile(code, where, "exec"), namespace)
+        except Exception as e:  # noqa: BLE001 - name the block
+            raise AssertionError(f"{where}: {type(e).__name__}: {e}") from e
+
+
+def run_command(words: list[str], where: str) -> None:
+    from bayeseval.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        warnings.simplefilter("ignore")
+        try:
+            code = main(words[1:])
+        except SystemExit as e:  # argparse (--help, a usage error)
+            code = e.code
+    assert code in (0, None), f"{where}: {shlex.join(words)} exited {code}: {err.getvalue()[-800:]}"
+
+
+@pytest.mark.parametrize("page", [_param(p) for p in pages()])
+def test_examples_run(page, in_sandbox):
+    """Every runnable block of the page, in order: Python in one namespace, then ``bayeseval`` commands."""
+    def too_long(*_):
+        raise TimeoutError(f"{page.name}: the examples ran for more than {LIMIT} s (a server or endpoint not marked?)")
+
+    namespace: dict = {"__name__": f"docs_{page.stem}"}
+    old = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(LIMIT)
+    try:
+        _run_page(page, namespace)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _run_page(page: Path, namespace: dict) -> None:
+    import matplotlib.pyplot as plt
+
+    for line, lang, code, runnable in blocks(page.read_text(encoding="utf-8")):
+        if not runnable:
+            continue
+        where = f"{page.name}, block at line {line}"
+        if lang == "python":
+            run_python(namespace, code, where)
+            plt.close("all")
+        elif lang == "bash":
+            for words in commands(code):
+                if words[0] == "bayeseval":
+                    run_command(words, where)
