@@ -865,9 +865,9 @@ def _add_input(p, many: bool = True) -> None:
                             "long CSV/JSONL/Parquet, wide CSV, bayeseval-outcomes JSON)")
     g = p.add_argument_group("input")
     g.add_argument("--input-format", choices=FORMATS, default="auto", help="how to read the inputs (default: detect)")
-    g.add_argument("--engine", choices=("auto", "duckdb", "pandas"), default="auto",
-                   help="tables: count inside DuckDB (auto: for Parquet files, globs, folders of shards and URLs) "
-                        "or read every row with pandas")
+    g.add_argument("--engine", choices=("auto", "duckdb", "spark", "pandas"), default="auto",
+                   help="tables: count inside DuckDB (auto: for Parquet files, globs, folders of shards and URLs), "
+                        "on Spark (the session spark-submit configures, else a local one), or read every row with pandas")
     g.add_argument("--models", help="comma-separated models to keep")
     g.add_argument("--datasets", help="comma-separated datasets to keep")
     for key in ("model", "question", "trial", "score", "dataset"):
@@ -1167,7 +1167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: The optional dependencies of each extra, as imported (``pip install 'bayeseval[EXTRA]'``).
 EXTRAS = {"plots": ("matplotlib",), "service": ("fastapi", "uvicorn", "pydantic", "fastapi_offline"),
-          "scale": ("duckdb",)}
+          "scale": ("duckdb",), "spark": ("pyspark", "ibis")}
 
 
 def _needed_extras(args) -> list:
@@ -1179,6 +1179,8 @@ def _needed_extras(args) -> list:
         need.append(("service", "bayeseval serve"))
     if getattr(args, "engine", None) == "duckdb":
         need.append(("scale", "--engine duckdb"))
+    if getattr(args, "engine", None) == "spark":
+        need.append(("spark", "--engine spark"))
     return need
 
 

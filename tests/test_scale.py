@@ -245,6 +245,14 @@ def test_a_spark_dataframe_is_counted_on_spark(tmp_path):
         with pytest.raises(ValueError, match=r"question 'q001' has a \(question, trial\) written more than once"):
             count_table(spark.createDataFrame(dup))
         assert pyspark.__version__
+        # load(engine="spark") and the CLI's --engine spark: Spark reads the files (here the running session)
+        df.to_csv(tmp_path / "t.csv", index=False)
+        for f in (path, tmp_path / "t.csv"):
+            via = be.load(str(f), engine="spark")
+            _same_counts(via.counts("a"), ref.counts("a"))
+        from bayeseval.cli import main
+
+        assert main(["report", str(path), "--engine", "spark", "--quiet", "--format", "json"]) == 0
     finally:
         spark.stop()
 

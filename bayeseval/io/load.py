@@ -205,7 +205,35 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
 
 
-ENGINES = ("auto", "duckdb", "pandas")
+ENGINES = ("auto", "duckdb", "spark", "pandas")
+_SPARK_READERS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "csv", ".json": "json",
+                  ".jsonl": "json", ".ndjson": "json"}
+
+
+def _spark_table(path: str):
+    """A file, glob or folder read by Spark (``SparkSession.builder.getOrCreate()``: a session already running in
+    this process, or one configured by ``spark-submit`` / ``SPARK_REMOTE`` / ``PYSPARK_SUBMIT_ARGS`` for a cluster,
+    else a local one).  Spark reads and counts; only the per-question counts come back."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ImportError("engine='spark' needs pyspark and Ibis: pip install 'bayeseval[spark]' (and a Java "
+                          "runtime)") from None
+    spark = SparkSession.builder.appName("bayeseval").getOrCreate()
+    s = str(path)
+    p = Path(s)
+    kind = _SPARK_READERS.get(p.suffix.lower())
+    if kind is None and p.is_dir():
+        kinds = {_SPARK_READERS.get(f.suffix.lower()) for f in p.rglob("*") if f.is_file()} - {None}
+        kind = kinds.pop() if len(kinds) == 1 else None
+    if kind is None:
+        raise ValueError(f"{s}: engine='spark' reads Parquet, CSV or JSON lines (by the file extension)")
+    reader = spark.read.option("header", "true").option("inferSchema", "true") if kind == "csv" else spark.read
+    if kind == "csv" and p.suffix.lower() == ".tsv":
+        reader = reader.option("sep", "\t")
+    if kind == "parquet" and p.is_dir():
+        reader = reader.option("recursiveFileLookup", "true")
+    return getattr(reader, kind)(s)
 
 
 def _scale_source(p: str, engine: str) -> bool:
@@ -237,14 +265,23 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
 
     ``engine``: ``"auto"`` (default) counts Parquet files, globs (``'runs/*.parquet'``), folders of Parquet
     shards and URLs inside DuckDB (:func:`bayeseval.io.scale.count_table`: only per-question counts come back)
-    and reads other tables with pandas; ``"duckdb"`` counts every table in DuckDB; ``"pandas"`` reads every
-    row.  ``progress``: a callable wrapping an iterable (tqdm), used when a folder or glob of shards is
+    and reads other tables with pandas; ``"duckdb"`` counts every table in DuckDB; ``"spark"`` has Spark read
+    and count them (the same Ibis expression, on the session ``SparkSession.builder.getOrCreate()`` gives: a
+    cluster's when run under ``spark-submit``); ``"pandas"`` reads every row.  ``progress``: a callable wrapping an iterable (tqdm), used when a folder or glob of shards is
     counted shard by shard.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    if engine == "spark":
+        if format not in ("auto", "long"):
+            raise ValueError(f"engine='spark' reads long tables; format={format!r} is read with engine='auto'")
+        from .scale import count_table
+
+        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        sets = [count_table(_spark_table(str(p)), score_range=options.get("score_range"), **cols) for p in paths]
+        return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     if format in ("auto", "long") and all(_scale_source(str(p), engine) for p in paths):
         from .scale import count_shards
 
