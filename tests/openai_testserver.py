@@ -23,7 +23,14 @@ kind or None``.  Kinds:
   after a good one (streaming);
 * ``"kill"`` -- the connection is cut mid-body (non-streaming: a short body under a longer
   ``Content-Length``; streaming: after the first chunk, inside the chunked encoding);
-* ``"empty"`` -- a 200 with an empty ``choices`` list.
+* ``"empty"`` -- a 200 with an empty ``choices`` list;
+* ``"trickle"`` -- a 200 that never finishes but never goes quiet either: streaming, an SSE
+  ``: keep-alive`` comment every ``trickle`` seconds; non-streaming, a body under a large
+  ``Content-Length`` sent one byte every ``trickle`` seconds.  No read ever waits longer than
+  ``trickle`` seconds, so only a total deadline ends it; the server gives up after ``trickle_for``
+  seconds (closing the connection) or when the client hangs up.
+
+``models_fault="trickle"`` makes ``GET /v1/models`` trickle its body the same way.
 
 ``max_choices`` caps the choices per response (a server that ignores ``n``); ``delay`` (seconds
 before each chat answer) and ``chunk_delay`` (between streamed chunks) slow it down.  ``stats`` counts
@@ -98,6 +105,35 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
+    def _trickle(self, stream: bool) -> None:
+        """Keep the response open, a few bytes at a time, until ``trickle_for`` passes or the client leaves."""
+        owner = self.server.owner
+        self.close_connection = True
+        self.send_response(200)
+        if stream:
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000000")
+        self.end_headers()
+        deadline = time.monotonic() + owner.trickle_for
+        try:
+            if not stream:
+                self.wfile.write(b"{")
+                self.wfile.flush()
+            while time.monotonic() < deadline and not owner.release.wait(owner.trickle):
+                if stream:
+                    self._chunk(b": keep-alive\n\n")
+                else:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                with owner.lock:
+                    owner.stats["trickled"] += 1
+        except OSError:          # the client gave up and closed the connection
+            pass
+        self._kill()
+
     def _kill(self):
         self.close_connection = True
         try:
@@ -112,7 +148,9 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.api_key is not None and self.headers.get("Authorization") != f"Bearer {owner.api_key}":
             self._json(401, {"error": {"message": "bad key"}})
             return
-        if self.path.rstrip("/") == "/v1/models" and owner.list_models:
+        if self.path.rstrip("/") == "/v1/models" and owner.models_fault == "trickle":
+            self._trickle(stream=False)
+        elif self.path.rstrip("/") == "/v1/models" and owner.list_models:
             self._json(200, {"object": "list", "data": [{"id": owner.model, "object": "model"}]})
         else:
             self._json(404, {"error": {"message": f"no route {self.path}"}})
@@ -152,6 +190,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "hang":
             owner.release.wait(owner.hang)
             self.close_connection = True
+            return
+        if fault == "trickle":
+            self._trickle(stream)
             return
         if fault == "empty":
             self._json(200, {"id": "x", "object": "chat.completion", "choices": []})
@@ -227,7 +268,8 @@ class OpenAITestServer:
 
     def __init__(self, *, model: str = "test-model", faults=None, max_choices: int | None = None, hang: float = 3.0,
                  retry_after: float | str = 0, answer_fn=None, api_key: str | None = None, list_models: bool = True,
-                 chunk_delay: float = 0.0, delay: float = 0.0):
+                 chunk_delay: float = 0.0, delay: float = 0.0, trickle: float = 0.3, trickle_for: float = 5.0,
+                 models_fault: str | None = None):
         self.model = model
         self.faults = faults or {}
         self.max_choices = max_choices
@@ -238,6 +280,9 @@ class OpenAITestServer:
         self.list_models = list_models
         self.chunk_delay = chunk_delay
         self.delay = delay
+        self.trickle = trickle
+        self.trickle_for = trickle_for
+        self.models_fault = models_fault
         self.lock = threading.Lock()
         self.release = threading.Event()
         self.stats: Counter = Counter()

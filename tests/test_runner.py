@@ -217,6 +217,55 @@ def test_retry_after_is_honoured(tmp_path):
     assert res.failures == 0 and 1.0 <= took < 5          # the backoff alone would have waited ~5 ms
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_server_trickling_bytes_is_cut_off_by_the_request_deadline(tmp_path, stream):
+    # keep-alive comments (streaming) or one body byte (not) every 0.3 s: no read ever waits 1 s
+    data = write_dataset(tmp_path / "d.jsonl", N=2)
+    with OpenAITestServer(faults=lambda number, body: "trickle", trickle=0.3, trickle_for=6) as srv:
+        t0 = time.monotonic()
+        res = run(data, base_url=srv.base_url, n=2, stream=stream, scorer="numeric", out=tmp_path / "out",
+                  concurrency=2, timeout=1, request_timeout=0.7, retries=0)
+        took = time.monotonic() - t0
+        assert srv.stats["fault:trickle"] == 2 and srv.stats["trickled"] >= 2   # it did trickle
+    assert took < 3                                    # one deadline, not the server's 6 s of trickling
+    assert res.failures == 4 and np.isnan(res.matrix).all()
+    recs = [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert len(recs) == 4 and all("within 0.7s (--request-timeout)" in r["error"] and r["attempts"] == 1
+                                  for r in recs)
+    settings = json.loads((tmp_path / "out" / "run.json").read_text())["settings"]
+    assert settings["request_timeout"] == 0.7
+
+
+def test_a_request_deadline_is_retried_and_defaults_to_three_timeouts(tmp_path):
+    data = write_dataset(tmp_path / "d.jsonl", N=1)
+    with OpenAITestServer(faults={1: "trickle"}, trickle=0.1, trickle_for=6) as srv:
+        t0 = time.monotonic()
+        res = run(data, base_url=srv.base_url, n=1, stream=True, scorer="numeric", out=tmp_path / "out",
+                  timeout=0.25, connect_timeout=0.5, retries=1, backoff=0.005)   # deadline 3 x 0.25 s
+        took = time.monotonic() - t0
+        assert srv.stats["requests"] == 2
+    assert 0.75 <= took < 2.5
+    assert res.failures == 0
+    rec = json.loads((tmp_path / "out" / "samples.jsonl").read_text())
+    assert rec["attempts"] == 2 and rec["error"] is None
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["settings"]["request_timeout"] == 0.75
+
+
+def test_a_trickling_models_route_stops_the_run_in_bounded_time(tmp_path, capsys):
+    data = write_dataset(tmp_path / "d.jsonl", N=1)     # GET /models: a body byte every 0.05 s, for 6 s
+    with OpenAITestServer(models_fault="trickle", trickle=0.05, trickle_for=6) as srv:
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match=r"/v1/models: no complete answer within 0.45s"):
+            run(data, base_url=srv.base_url, scorer="numeric", out=tmp_path / "out", timeout=0.15, retries=0)
+        code = runner_main([str(data), "--base-url", srv.base_url, "--out", str(tmp_path / "out"), "--quiet",
+                            "--timeout", "5", "--request-timeout", "0.3"])
+        took = time.monotonic() - t0
+        assert srv.stats["requests"] == 0
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "/v1/models: no complete answer within 0.3s" in err
+    assert took < 3
+
+
 def test_fewer_choices_than_n_are_asked_for_again(tmp_path):
     data = write_dataset(tmp_path / "d.jsonl", N=3)
     with OpenAITestServer(max_choices=2) as srv:
@@ -442,6 +491,113 @@ def test_resume_of_a_cancelled_run_and_a_changed_config(tmp_path):
         data.write_text(data.read_text() + json.dumps({"id": "new", "prompt": "1 + 1", "answer": 2}) + "\n")
         with pytest.raises(ValueError, match="cannot resume: dataset_sha256 differs"):
             run(data, base_url=srv.base_url, n=n, scorer="numeric", out=out, **FAST)
+
+
+# ----------------------------------------------------------------------------- one run per folder
+def test_a_folder_in_use_is_refused_at_once_and_the_lock_is_held_for_the_whole_run(tmp_path, capsys):
+    from bayeseval.runner.store import FolderInUse, RunLock
+
+    data = write_dataset(tmp_path / "d.jsonl", N=3)
+    out = tmp_path / "out"
+    first = RunLock(out).acquire()                 # flock: a second open lock conflicts, even in one process
+    with pytest.raises(FolderInUse, match=rf"is in use by another bayeseval run \(pid {os.getpid()}\)"):
+        RunLock(out).acquire()
+    with OpenAITestServer() as srv:
+        with pytest.raises(ValueError, match=rf"^{out} is in use by another bayeseval run \(pid {os.getpid()}\)"):
+            run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, **FAST)
+        code = runner_main([str(data), "--base-url", srv.base_url, "--n", "2", "--scorer", "numeric",
+                            "--out", str(out), "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and f"is in use by another bayeseval run (pid {os.getpid()})" in err
+        assert srv.stats["requests"] == 0 and not (out / "samples.jsonl").exists()
+        first.release()
+        seen = []
+
+        def stop(matrix):                          # during the run, the folder is locked
+            try:
+                RunLock(out).acquire().release()
+                seen.append("free")
+            except FolderInUse:
+                seen.append("locked")
+            return False, ""
+
+        res = run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, stop=stop, **FAST)
+    assert seen and set(seen) == {"locked"} and res.failures == 0   # (a call may cover several questions)
+    RunLock(out).acquire().release()               # and released after it
+    assert_exact_pairs(out, 3, 2)
+
+
+@pytest.mark.slow
+def test_two_processes_on_one_folder_the_second_fails_and_nothing_is_duplicated(tmp_path):
+    N, n = 6, 2
+    data = write_dataset(tmp_path / "d.jsonl", N=N)
+    out = tmp_path / "out"
+    import threading
+
+    from openai_testserver import default_answer
+
+    gate = threading.Event()                          # the first run's answers wait until the second has tried
+
+    def answer(prompt, k):
+        gate.wait(30)
+        return default_answer(prompt, k)
+
+    with OpenAITestServer(answer_fn=answer) as srv:
+        cmd = [sys.executable, "-m", "bayeseval.runner", str(data), "--base-url", srv.base_url, "--n", str(n),
+               "--n-per-request", "1", "--scorer", "numeric", "--out", str(out), "--concurrency", "1", "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (out / "samples.jsonl").exists():
+                time.sleep(0.01)
+            second = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+            gate.set()
+            assert first.wait(timeout=60) == 0, first.stderr.read().decode()
+        finally:
+            gate.set()
+            if first.poll() is None:
+                first.kill()
+                first.wait()
+            first.stderr.close()
+        assert second.returncode == 2
+        assert second.stderr.strip() == (f"bayeseval: error: {out} is in use by another bayeseval run (pid "
+                                         f"{first.pid}); wait for it to finish, or use another --out folder")
+        assert_exact_pairs(out, N, n)
+        before = srv.stats["requests"]               # and the folder resumes cleanly: nothing left to ask
+        res = run(data, base_url=srv.base_url, n=n, scorer="numeric", out=out, **FAST)
+        assert srv.stats["requests"] == before and srv.stats["requests"] == N * n
+    assert res.resumed == N * n and res.failures == 0
+
+
+def test_an_identical_duplicate_record_is_tolerated_and_a_conflicting_one_is_not(tmp_path):
+    from bayeseval.runner.store import SampleStore
+
+    rec = {"question": "q1", "index": 1, "sample": 0, "text": "#### 5", "score": 1.0, "error": None,
+           "finish_reason": "stop", "attempts": 1, "latency": 0.5, "finished": "2026-03-26T15:13:26.123+00:00"}
+    other = {**rec, "sample": 1, "text": "#### 6", "score": 0.0}
+    copy = {**rec, "attempts": 2, "latency": 0.7, "finished": "2026-03-26T15:13:27.000+00:00"}   # same answer
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (rec, other, copy, copy)))
+    store = SampleStore(tmp_path)
+    records = store.load(2)
+    assert set(records) == {("q1", 0), ("q1", 1)} and records[("q1", 0)] == rec   # the first copy kept
+    assert store.duplicates == 2
+    path.write_text("".join(json.dumps(r) + "\n" for r in (rec, other, {**rec, "text": "#### 7", "score": 0.0})))
+    with pytest.raises(ValueError, match=r"samples.jsonl: line 3: question 'q1' sample 0 is recorded twice, with "
+                                         "different content"):
+        SampleStore(tmp_path).load(2)
+    # end to end: a run folder whose samples file holds a repeated line resumes with nothing asked again
+    data = write_dataset(tmp_path / "d.jsonl", N=3)
+    out = tmp_path / "out"
+    with OpenAITestServer() as srv:
+        run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, **FAST)
+        lines = (out / "samples.jsonl").read_text().splitlines(keepends=True)
+        (out / "samples.jsonl").write_text("".join(lines + lines[1:3]))
+        before = srv.stats["requests"]
+        res = run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, **FAST)
+        assert srv.stats["requests"] == before
+    assert res.resumed == 6 and res.matrix.shape == (3, 2)
 
 
 # ----------------------------------------------------------------------------- stopping hook

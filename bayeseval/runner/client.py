@@ -16,9 +16,13 @@ concurrency) and a semaphore bounding the requests in flight.  :meth:`ChatClient
 * after ``retries`` retries the request fails with :class:`RequestFailed` (its text is the last
   error), which the runner records as failed samples.
 
-The timeout is httpx's per-operation timeout: ``connect`` for opening a connection, ``timeout`` for
-each read (in streaming mode: between two chunks), so a server that stops answering fails the
-attempt after ``timeout`` seconds instead of hanging the run.
+Two timeouts bound an attempt.  httpx's per-operation timeout: ``connect`` for opening a
+connection, ``timeout`` for each read (in streaming mode: between two chunks), so a server that
+stops answering fails the attempt after ``timeout`` seconds.  And ``request_timeout``, a total
+deadline per attempt (``asyncio.wait_for`` around it; default ``3 * timeout``): a server that keeps
+trickling bytes -- SSE ``: keep-alive`` comments, or a body sent a byte at a time -- never lets a
+read time out, but the attempt still fails (retryably) once the deadline has passed.  The
+preflight ``GET /models`` has a total deadline too (:func:`preflight`).
 
 Streaming reads ``data: {...}`` server-sent events and joins ``choices[i].delta.content`` per choice
 index ``i``; non-streaming reads ``choices[i].message.content``.  Only ``content`` is kept (a
@@ -97,10 +101,16 @@ class ClientOptions:
     stream: bool = False
     timeout: float = 600.0
     connect_timeout: float = 10.0
+    request_timeout: float | None = None   # total seconds per attempt; None: 3 * timeout
     retries: int = 5
     backoff: float = 1.0
     max_backoff: float = 60.0
     extra: dict = field(default_factory=dict)
+
+    @property
+    def deadline(self) -> float:
+        """The total seconds one attempt may take (``request_timeout``, else ``3 * timeout``)."""
+        return self.request_timeout if self.request_timeout is not None else 3 * self.timeout
 
     @property
     def url(self) -> str:
@@ -298,6 +308,15 @@ class ChatClient:
             raise RequestError(f"connection error with {o.url}: {type(exc).__name__}: {_one_line(exc) or 'closed'}"
                                ) from None
 
+    async def _attempt(self, messages: list, n: int) -> list[Choice]:
+        """One attempt under the total deadline: a server trickling bytes cannot hold it forever."""
+        o = self.options
+        try:
+            return await asyncio.wait_for(self._once(messages, n), o.deadline)
+        except asyncio.TimeoutError:
+            raise RequestError(f"no complete answer from {o.url} within {o.deadline:g}s (--request-timeout)"
+                               ) from None
+
     async def complete(self, messages: list, n: int) -> tuple[list[Choice], int]:
         """Up to ``n`` choices for one prompt (the server may return fewer) and the attempts made;
         :class:`RequestFailed` after the retries."""
@@ -306,7 +325,7 @@ class ChatClient:
             attempt += 1
             try:
                 async with self._sem:
-                    return await self._once(messages, n), attempt
+                    return await self._attempt(messages, n), attempt
             except RequestError as exc:
                 if not exc.retryable or attempt > self.options.retries:
                     suffix = "" if not exc.retryable else f" (gave up after {attempt} attempts)"
@@ -315,27 +334,67 @@ class ChatClient:
                 await asyncio.sleep(backoff_delay(attempt, o.backoff, o.max_backoff, exc.retry_after))
 
 
+PREFLIGHT_LIMIT = 10.0        # seconds: the preflight's per-read timeout and its total deadline at most
+MAX_MODELS_BODY = 4 * 2 ** 20  # bytes of a GET /models answer read at most
+
+
+async def _get_models(options: ClientOptions, url: str, read: float):
+    """``(status, body)`` of ``GET url``; the body read up to just past :data:`MAX_MODELS_BODY` bytes."""
+    httpx = require_httpx()
+    timeout = httpx.Timeout(read, connect=min(options.connect_timeout, read))
+    async with httpx.AsyncClient(timeout=timeout, headers=options.headers()) as client:
+        async with client.stream("GET", url) as r:
+            body = bytearray()
+            async for chunk in r.aiter_bytes():
+                body += chunk
+                if len(body) > MAX_MODELS_BODY:
+                    break
+            return r.status_code, bytes(body)
+
+
+def _bounded_get(options: ClientOptions, url: str, read: float, total: float):
+    """:func:`_get_models` with a total deadline, run on its own event loop in a worker thread (so it
+    works from plain code and from inside a running loop alike); a builtin TimeoutError past ``total``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def bounded():
+        return await asyncio.wait_for(_get_models(options, url, read), total)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bayeseval-preflight") as pool:
+        return pool.submit(asyncio.run, bounded()).result()
+
+
 def preflight(options: ClientOptions) -> list[str] | None:
     """One quick ``GET {base_url}/models``: the served model ids (None when the server has no such
-    route), or a one-line ValueError naming the URL when nothing answers there."""
+    route), or a one-line ValueError naming the URL when nothing answers there.
+
+    Bounded in total: each read by ``min(timeout, 10)`` seconds and the whole request by
+    ``min(request_timeout, 10)`` (``request_timeout`` defaulting to ``3 * timeout``), so a server
+    trickling its answer a byte at a time cannot hold the run before it starts."""
     httpx = require_httpx()
     url = options.base_url.rstrip("/") + "/models"
-    t = min(options.timeout, 10.0)
+    t = min(options.timeout, PREFLIGHT_LIMIT)
+    total = min(options.deadline, PREFLIGHT_LIMIT)
     try:
-        r = httpx.get(url, headers=options.headers(), timeout=httpx.Timeout(t, connect=min(options.connect_timeout, t)))
+        status, body = _bounded_get(options, url, t, total)
     except httpx.TimeoutException:
         raise ValueError(f"{url}: no answer within {t:g}s; is the server running (e.g. vllm serve ... --port 8000)?"
                          ) from None
+    except asyncio.TimeoutError:
+        raise ValueError(f"{url}: no complete answer within {total:g}s (the server keeps the request open without "
+                         "finishing it); is --base-url an OpenAI-compatible server?") from None
+    except httpx.DecodingError:
+        return None
     except httpx.TransportError as exc:
         raise ValueError(f"{url}: cannot connect ({type(exc).__name__}: {_one_line(exc, 120) or 'refused'}); is the "
                          "server running and --base-url right?") from None
-    if r.status_code in (401, 403):
-        raise ValueError(f"{url}: HTTP {r.status_code} unauthorized; give the key in the environment variable named by "
+    if status in (401, 403):
+        raise ValueError(f"{url}: HTTP {status} unauthorized; give the key in the environment variable named by "
                          "--api-key-env (default OPENAI_API_KEY)")
-    if r.status_code != 200:
+    if status != 200 or len(body) > MAX_MODELS_BODY:
         return None
     try:
-        doc = r.json()
+        doc = json.loads(body)
         ids = [m["id"] for m in doc["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
     except (ValueError, KeyError, TypeError):
         return None

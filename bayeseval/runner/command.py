@@ -54,7 +54,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--concurrency", type=_positive_int, default=8, help="requests in flight (default 8)")
     g.add_argument("--timeout", type=_positive, default=600.0,
                    help="seconds without an answer (each read; streaming: between chunks) before a request is "
-                        "retried (default 600)")
+                        "retried (default 600); --request-timeout bounds the whole request")
+    g.add_argument("--request-timeout", metavar="SECONDS", type=_positive, default=None,
+                   help="total seconds one request attempt may take, however steadily the server trickles bytes "
+                        "(keep-alive comments, a slow body); then it is retried like a timeout (default 3 x --timeout)")
     g.add_argument("--connect-timeout", type=_positive, default=10.0, help="seconds to connect (default 10)")
     g.add_argument("--retries", type=_nonneg_int, default=5,
                    help="retries per request on 429/5xx/connection errors/timeouts/malformed responses; then the "
@@ -128,7 +131,7 @@ def cmd_run(args, stop=None) -> int:
     res = run(args.dataset, base_url=args.base_url, model=args.model, api_key_env=args.api_key_env, n=args.n,
               n_per_request=args.n_per_request, temperature=args.temperature, max_tokens=args.max_tokens,
               stream=args.stream, concurrency=args.concurrency, timeout=args.timeout,
-              connect_timeout=args.connect_timeout, retries=args.retries, backoff=args.backoff,
+              connect_timeout=args.connect_timeout, request_timeout=args.request_timeout, retries=args.retries, backoff=args.backoff,
               max_backoff=args.max_backoff, scorer=args.scorer, out=out, seed=args.seed, limit=args.limit,
               prompt_field=args.prompt_field, answer_field=args.answer_field, id_field=args.id_field,
               dataset_name=args.dataset_name, model_abbr=args.model_abbr, retry_failed=args.retry_failed,

@@ -12,7 +12,9 @@ returns fewer choices than asked, the rest are asked for in further requests.
 **Resume.**  Run again with the same ``out`` folder: finished samples are read back and only the
 missing (question, sample) pairs are requested; failed samples are kept as failures unless
 ``retry_failed=True``.  A different configuration (see :data:`~bayeseval.runner.store.CONFIG_KEYS`)
-is an error naming the key.
+is an error naming the key.  A run holds an exclusive lock on its folder
+(:class:`~bayeseval.runner.store.RunLock`) from start to finish: a second run on the same folder
+fails at once instead of writing the same samples twice.
 
 **Stopping.**  ``stop(matrix) -> (bool, reason)`` is called each time a question's ``n`` samples are
 all in, with the score matrix of the questions done so far, in the random order drawn up front (a
@@ -51,7 +53,7 @@ import numpy as np
 from .client import ChatClient, ClientOptions, RequestFailed, preflight, require_httpx
 from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
-from .store import RUN_FORMAT, SampleStore, check_config, now, read_run, write_run
+from .store import RUN_FORMAT, RunLock, SampleStore, check_config, now, read_run, write_run
 
 __all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL"]
 
@@ -245,7 +247,8 @@ async def arun(dataset: str | Path, **kwargs) -> RunResult:
 def run(dataset: str | Path, *, base_url: str = DEFAULT_BASE_URL, model: str | None = None,
         api_key_env: str | None = None, n: int = 1, n_per_request: int | None = None, temperature: float | None = 1.0,
         max_tokens: int | None = None, stream: bool = False, concurrency: int = 8, timeout: float = 600.0,
-        connect_timeout: float = 10.0, retries: int = 5, backoff: float = 1.0, max_backoff: float = 60.0,
+        connect_timeout: float = 10.0, request_timeout: float | None = None, retries: int = 5, backoff: float = 1.0,
+        max_backoff: float = 60.0,
         scorer: str = "exact", out: str | Path = "bayeseval-run", seed: int = 0, limit: int | None = None,
         prompt_field: str = "prompt", answer_field: str = "answer", id_field: str = "id",
         dataset_name: str | None = None, model_abbr: str | None = None, stop: Callable | None = None,
@@ -256,8 +259,9 @@ def run(dataset: str | Path, *, base_url: str = DEFAULT_BASE_URL, model: str | N
 
     ``api_key_env``: the environment variable holding the API key (None: ``OPENAI_API_KEY`` when set,
     else no key).  ``model``: None takes the server's only model (``GET /models``).  ``timeout``:
-    seconds per read; ``retries``: retries per request after the first attempt; ``backoff`` /
-    ``max_backoff``: the exponential backoff's first step and cap, in seconds.  ``scope`` /
+    seconds per read; ``request_timeout``: total seconds per request attempt (None: ``3 * timeout``),
+    a retryable failure when exceeded; ``retries``: retries per request after the first attempt;
+    ``backoff`` / ``max_backoff``: the exponential backoff's first step and cap, in seconds.  ``scope`` /
     ``level``: of bayeseval's estimate in the summary.
 
     Example (a vLLM server on port 8000)::
@@ -268,7 +272,8 @@ def run(dataset: str | Path, *, base_url: str = DEFAULT_BASE_URL, model: str | N
     """
     prepared = _prepare(dataset, base_url=base_url, model=model, api_key_env=api_key_env, n=n,
                         n_per_request=n_per_request, temperature=temperature, max_tokens=max_tokens, stream=stream,
-                        concurrency=concurrency, timeout=timeout, connect_timeout=connect_timeout, retries=retries,
+                        concurrency=concurrency, timeout=timeout, connect_timeout=connect_timeout,
+                        request_timeout=request_timeout, retries=retries,
                         backoff=backoff, max_backoff=max_backoff, scorer=scorer, out=out, seed=seed, limit=limit,
                         prompt_field=prompt_field, answer_field=answer_field, id_field=id_field,
                         dataset_name=dataset_name, model_abbr=model_abbr, stop=stop, retry_failed=retry_failed,
@@ -278,7 +283,8 @@ def run(dataset: str | Path, *, base_url: str = DEFAULT_BASE_URL, model: str | N
 
 def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None, n=1, n_per_request=None,
              temperature=1.0, max_tokens=None, stream=False, concurrency=8, timeout=600.0, connect_timeout=10.0,
-             retries=5, backoff=1.0, max_backoff=60.0, scorer="exact", out="bayeseval-run", seed=0, limit=None,
+             request_timeout=None, retries=5, backoff=1.0, max_backoff=60.0, scorer="exact", out="bayeseval-run",
+             seed=0, limit=None,
              prompt_field="prompt", answer_field="answer", id_field="id", dataset_name=None, model_abbr=None,
              stop=None, retry_failed=False, scope="population", level=0.95, progress=False) -> dict:
     """Every check that needs no request, then the one quick request to the server; no sample yet."""
@@ -289,6 +295,7 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     retries = _check(retries, "retries", lo=0)
     timeout = _check(timeout, "timeout", float, lo=1e-3)
     connect_timeout = _check(connect_timeout, "connect_timeout", float, lo=1e-3)
+    request_timeout = _check(request_timeout, "request_timeout", float, lo=1e-3, allow_none=True)
     backoff = _check(backoff, "backoff", float, lo=0)
     max_backoff = _check(max_backoff, "max_backoff", float, lo=0)
     max_tokens = _check(max_tokens, "max_tokens", allow_none=True)
@@ -310,10 +317,13 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--out {out}: exists and is not a folder")
+    if folder.is_dir():       # in use by another run: say so before any request (_go holds the lock for real)
+        RunLock(folder).acquire().release()
     stored = read_run(folder) if folder.is_dir() else None
     options = ClientOptions(base_url=base_url.rstrip("/"), model=model, api_key=_api_key(api_key_env),
                             temperature=temperature, max_tokens=max_tokens, stream=bool(stream), timeout=timeout,
-                            connect_timeout=connect_timeout, retries=retries, backoff=backoff, max_backoff=max_backoff)
+                            connect_timeout=connect_timeout, request_timeout=request_timeout, retries=retries,
+                            backoff=backoff, max_backoff=max_backoff)
     served = preflight(options)
     if model is None:
         if stored is not None:
@@ -337,7 +347,8 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     else:
         doc = {"format": RUN_FORMAT, "created": now(), "config": config}
     doc["settings"] = {"stream": bool(stream), "n_per_request": n_per_request, "concurrency": concurrency,
-                       "timeout": timeout, "retries": retries, "limit": limit, "dataset_name": ds.name}
+                       "timeout": timeout, "request_timeout": options.deadline, "retries": retries, "limit": limit,
+                       "dataset_name": ds.name}
     return {"ds": ds, "scorer": sc, "folder": folder, "doc": doc, "options": options, "n": n,
             "n_per_request": n_per_request, "concurrency": concurrency, "seed": seed, "stop": stop,
             "retry_failed": retry_failed, "scope": scope, "level": level, "progress": progress,
@@ -345,8 +356,20 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
 
 
 async def _go(p: dict) -> RunResult:
+    """The run itself, holding the folder's lock throughout (a second run on it fails at once)."""
+    lock = RunLock(p["folder"]).acquire()
+    try:
+        return await _go_locked(p)
+    finally:
+        lock.release()
+
+
+async def _go_locked(p: dict) -> RunResult:
     ds, n, folder = p["ds"], p["n"], p["folder"]
-    folder.mkdir(parents=True, exist_ok=True)
+    stored = read_run(folder)   # again, under the lock: another run may have written it since _prepare
+    if stored is not None:
+        check_config(stored["config"], p["config"], str(folder / "run.json"))
+        p["doc"] = {**stored, "settings": p["doc"]["settings"]}
     write_run(folder, p["doc"])
     store = SampleStore(folder)
     records = store.load(n)

@@ -13,7 +13,7 @@ no score and is skipped (its failures are in the summary).
 >>> m = rng.binomial(1, 0.6, size=(200, 4)).astype(float)
 >>> verdict, reason = stop(m)
 >>> verdict, reason.split(":")[0]
-(True, 'stopped after 25 questions (100 samples)')
+(True, 'stopped after 30 questions (120 samples)')
 """
 
 from __future__ import annotations

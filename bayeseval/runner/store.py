@@ -10,8 +10,16 @@ line::
 ``0..n-1``.  A failed sample has ``text`` and ``score`` null and the last error in ``error``.  On a
 restart the file is read back: a last line without its newline (the process was killed while
 writing it) is cut off and that sample is asked again; a later record of a pair replaces an earlier
-*failure* of the same pair (``retry_failed``); any other repeated pair, or a malformed line before
+*failure* of the same pair (``retry_failed``); a repeated successful record with the same content
+(every field but the bookkeeping ``attempts``, ``latency`` and ``finished``) is dropped, the first
+kept; any other repeated pair (two different answers for one sample), or a malformed line before
 the last, is an error naming the line.
+
+:class:`RunLock` keeps a second run off a folder in use: the runner holds an exclusive, non-blocking
+``fcntl.flock`` on ``<out>/.bayeseval-run.lock`` (which holds the owner's pid) for the whole run, and
+a second run on the same folder fails at once naming that pid.  The lock is released when the run
+ends or its process dies (the file stays; an unlocked file means nothing).  Without ``fcntl`` (Windows)
+there is no lock.
 
 ``run.json`` holds ``config``: the keys that decide what the samples mean (base URL, model, dataset
 path and sha256, the fields read, ``n``, temperature, max_tokens, scorer, seed).  Resuming with a
@@ -20,15 +28,24 @@ different value of any of them is a ValueError naming the key; start a new ``--o
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SampleStore", "check_config", "read_run", "write_run", "CONFIG_KEYS", "RUN_FORMAT"]
+__all__ = ["SampleStore", "RunLock", "FolderInUse", "check_config", "read_run", "write_run", "CONFIG_KEYS",
+           "RUN_FORMAT", "LOCK_NAME"]
 
 RUN_FORMAT = "bayeseval-run/1"
+LOCK_NAME = ".bayeseval-run.lock"
+BOOKKEEPING = ("attempts", "latency", "finished")   # fields that may differ between copies of one sample
 CONFIG_KEYS = ("base_url", "model", "dataset", "dataset_sha256", "prompt_field", "answer_field", "id_field", "n",
                "temperature", "max_tokens", "scorer", "seed")
 
@@ -66,6 +83,64 @@ def check_config(stored: dict, config: dict, where: str) -> None:
                              f"{config.get(key)!r}); use a new --out folder, or the stored settings")
 
 
+def _content(rec: dict) -> dict:
+    return {k: v for k, v in rec.items() if k not in BOOKKEEPING}
+
+
+class FolderInUse(ValueError):
+    """Another process (or another open :class:`RunLock`) holds the run folder."""
+
+
+class RunLock:
+    """``with RunLock(folder): ...``: an exclusive, non-blocking ``flock`` on ``folder/.bayeseval-run.lock``.
+
+    :meth:`acquire` raises :class:`FolderInUse` at once when the lock is held (by another process, or
+    by another open lock in this one), naming the holder's pid as written in the file.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_NAME
+        self._fd: int | None = None
+
+    def holder(self) -> str:
+        """The pid written in the lock file, or ``'unknown'``."""
+        try:
+            text = self.path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return "unknown"
+        return text if text.isdigit() else "unknown"
+
+    def acquire(self) -> "RunLock":
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self._fd is not None or fcntl is None:
+            return self
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if isinstance(exc, BlockingIOError) or exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise FolderInUse(f"{self.folder} is in use by another bayeseval run (pid {self.holder()}); wait "
+                                  "for it to finish, or use another --out folder") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)          # closing the descriptor drops the flock
+
+    def __enter__(self) -> "RunLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 class SampleStore:
     """The append-only samples file of a run folder; ``records`` maps ``(str(question id), sample)`` to a record."""
 
@@ -73,6 +148,7 @@ class SampleStore:
         self.path = Path(folder) / "samples.jsonl"
         self.records: dict[tuple[str, int], dict] = {}
         self.repaired = False
+        self.duplicates = 0      # identical repeated records dropped by the last load
         self._fh = None
 
     def load(self, n: int) -> dict[tuple[str, int], dict]:
@@ -104,7 +180,11 @@ class SampleStore:
             key = (str(rec["question"]), j)
             old = self.records.get(key)
             if old is not None and old.get("error") is None:
-                raise ValueError(f"{self.path}: line {ln}: question {rec['question']!r} sample {j} is recorded twice")
+                if _content(old) == _content(rec):     # the same answer written twice: keep the first
+                    self.duplicates += 1
+                    continue
+                raise ValueError(f"{self.path}: line {ln}: question {rec['question']!r} sample {j} is recorded twice, "
+                                 "with different content (were two runs writing to this folder?)")
             self.records[key] = rec
         if keep < len(data):
             with self.path.open("r+b") as fh:
