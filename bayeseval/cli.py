@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from ._argtypes import level as _level
+from ._argtypes import level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import text_table
@@ -434,8 +434,8 @@ def cmd_monitor(args) -> int:
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
-        n_trials = np.minimum((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
-        out.append((da, seq.update(xa, xb, samples=n_trials)))
+        spent = ((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
+        out.append((da, seq.update(xa, xb, samples=spent)))
     if args.format == "json":
         text = json.dumps([{"dataset": d, **st.to_dict()} for d, st in out], indent=1)
     else:
@@ -476,13 +476,16 @@ def cmd_allocate(args) -> int:
     keyed = {(f"{r.dataset}/{r.model}" if len(data.datasets) > 1 else r.model): r.counts() for r in runs}
     params = _metric_params(args.metric, args)
     values = trial_values(keyed, args.metric, prior=args.prior, **params)
+    from .targets import parse
+
+    longest = max(64, 2 * parse(args.metric, **params).k)  # the designs considered: up to this many trials
     designs = {k: design(c, args.metric, question_cost=args.question_cost, budget=args.budget, prior=args.prior,
-                         **params) for k, c in keyed.items()}
+                         max_trials=longest, **params) for k, c in keyed.items()}
     if args.format == "json":
         text = json.dumps({"next": values.best(args.top).to_dict("records"),
                            "design": {k: d.to_dict() for k, d in designs.items()}}, indent=1, default=str)
     else:
-        text = values.summary() + "\n\n" + "\n\n".join(f"{k}: {d.summary()}" for k, d in designs.items())
+        text = values.summary(args.top) + "\n\n" + "\n\n".join(f"{k}: {d.summary()}" for k, d in designs.items())
     _write(text, args)
     return 0
 
@@ -1141,7 +1144,7 @@ def build_parser() -> argparse.ArgumentParser:
               "  bayeseval allocate pilot.csv --metric pass@4 --question-cost 5 --budget 2000")
     _add_input(al)
     al.add_argument("--metric", default="avg", help="metric (default avg)")
-    al.add_argument("--top", type=int, default=10, help="how many next trials to list (default 10)")
+    al.add_argument("--top", type=_positive_int, default=10, help="how many next trials to list (default 10)")
     al.add_argument("--question-cost", type=float, default=0.0,
                     help="cost of a new question, in trials (writing it, a container, a judge set-up; default 0)")
     al.add_argument("--budget", type=float, default=None, help="trials to spend next")

@@ -4,15 +4,16 @@ A and B answer questions drawn one at a time from a pool, with the *same* succes
 question (a true null), ``trials`` trials each.  After every question (the t-test from the 10th, the sequence from the 1st) the
 analyst looks; a procedure commits a type-I error if it *ever* declares a winner.  Compared:
 
-* ``sequence``: bayeseval.sequential's betting confidence sequence (0 left the 95% sequence);
+* ``sequence``: bayeseval.sequential's betting confidence sequence (0 left the 95% sequence), with the aGRAPA
+  bets ``Sequential`` uses and with the plug-in bets of ``BettingCS``'s default;
 * ``t-test peeked``: the paired t-test at 5%, after every question;
 * ``compare peeked``: bayeseval.compare's headline verdict (P(A > B) outside [0.025, 0.975]),
   looked at every ``--compare-every`` questions (it is too slow to run after each one);
 * ``t-test once``: the paired t-test only at T (no peeking), for reference.
 
-Pools: two clusters (40% at p = 0.05, 60% at p = 0.9), Beta(0.5, 0.5), logit-normal(0, 2), and per-question
-rates resampled from the bundled CRUXEval-O run (real); also a sparse-disagreement pool (Beta(0.5, 0.5) with
-trials = 1 where most questions are 0/0 or 1/1).
+Pools: two clusters (40% at p = 0.05, 60% at p = 0.9: with one trial most paired differences are 0, sparse
+disagreement), Beta(0.5, 0.5), logit-normal(0, 2), and per-question rates resampled from the bundled
+CRUXEval-O run (real).
 
 Run: ``python benchmarks/sequential_typei.py [--reps 2000] [--T 1000] [--compare-reps 100] --out
 benchmarks/results_sequential.md`` (about 4 min on 2 cores).
@@ -104,12 +105,12 @@ def main(argv=None) -> int:
     for name, trials in [("two-cluster", 1), ("two-cluster", 4), ("beta(.5,.5)", 1), ("beta(.5,.5)", 4),
                          ("logitnormal(0,2)", 1), ("cruxeval-O (real)", 1), ("cruxeval-O (real)", 4)]:
         d = differences(name, args.reps, args.T, trials, rng, real)
-        logk = capital_at((d + 1) / 2, 0.5, args.alpha)
-        seq = float((logk[:, -1] >= np.log(1 / args.alpha)).mean())
+        seq, seq_plugin = (float((capital_at((d + 1) / 2, 0.5, args.alpha, bets=b)[:, -1] >= np.log(1 / args.alpha)).mean())
+                           for b in ("agrapa", "plugin"))
         ever_t, last_t = t_peeked(d, args.alpha)
         cmp_rate = (compare_peeked(name, args.compare_reps, args.T, trials, args.compare_every, rng, real)
                     if args.compare_reps else float("nan"))
-        rows.append((name, trials, seq, float(ever_t.mean()), cmp_rate, float(last_t.mean())))
+        rows.append((name, trials, seq, seq_plugin, float(ever_t.mean()), cmp_rate, float(last_t.mean())))
         print(rows[-1], f"{time.time() - t0:.0f}s", flush=True)
     se = np.sqrt(args.alpha * (1 - args.alpha) / args.reps)
     lines = [
@@ -120,13 +121,13 @@ def main(argv=None) -> int:
         f"--reps {args.reps} --T {args.T} --compare-reps {args.compare_reps} --compare-every {args.compare_every}` "
         f"in {time.time() - t0:.0f} s.",
         "",
-        f"| pool | trials per question | sequence (every question) | t-test peeked (every question) | "
-        f"compare peeked (every {args.compare_every}) | t-test once, at T |",
-        "| --- | --- | --- | --- | --- | --- |",
+        f"| pool | trials per question | sequence, aGRAPA bets (the default; every question) | sequence, plug-in bets | "
+        f"t-test peeked (every question) | compare peeked (every {args.compare_every}) | t-test once, at T |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for name, trials, seq, ever_t, cmp_rate, last_t in rows:
-        lines.append(f"| {name} | {trials} | {100 * seq:.1f}% | {100 * ever_t:.1f}% | {100 * cmp_rate:.0f}% | "
-                     f"{100 * last_t:.1f}% |")
+    for name, trials, seq, seq_plugin, ever_t, cmp_rate, last_t in rows:
+        lines.append(f"| {name} | {trials} | {100 * seq:.1f}% | {100 * seq_plugin:.1f}% | {100 * ever_t:.1f}% | "
+                     f"{100 * cmp_rate:.0f}% | {100 * last_t:.1f}% |")
     lines += ["", f"Nominal level {100 * args.alpha:g}%. Monte-Carlo s.e. {100 * se:.1f} points at {args.reps} "
               f"replicates (the compare column: {args.compare_reps} replicates, s.e. up to "
               f"{100 * np.sqrt(0.25 / max(args.compare_reps, 1)):.0f} points). The t-test is looked at from the 10th "

@@ -3,7 +3,6 @@
 import re
 from pathlib import Path
 
-import pytest
 
 import bayeseval as be
 from bayeseval.cli import main
@@ -55,16 +54,20 @@ def test_sequential_numbers_quoted_are_the_benchmark_results():
         vals = [float(v.rstrip("%")) for v in _column(typei, col)]
         return min(vals), max(vals)
 
-    seq, peek_t, peek_cmp = span(2), span(3), span(4)
-    assert f"{seq[0]:.1f}-{seq[1]:.1f}%" == "0.1-2.7%" and seq[1] < 5.0
+    seq, plugin, peek_t, peek_cmp = span(2), span(3), span(4), span(5)
+    assert f"{seq[0]:.1f}-{seq[1]:.1f}%" == "0.5-2.2%" and seq[1] < 5.0
+    assert f"{plugin[0]:.1f}-{plugin[1]:.1f}%" == "0.1-2.7%" and plugin[1] < 5.0
     assert (round(peek_t[0]), round(peek_t[1])) == (23, 41) and (round(peek_cmp[0]), round(peek_cmp[1])) == (18, 33)
     for text in (comparisons, docs):
-        assert "0.1-2.7%" in text and "23-41%" in text and "18-33%" in text
+        assert "0.5-2.2%" in text and "23-41%" in text and "18-33%" in text
+    assert "0.1-2.7%" in docs
     replay = (ROOT / "benchmarks" / "results_replay.md").read_text(encoding="utf-8")
-    savings = _column(replay, 7)
-    assert "**11.4x**" in savings and "**43.9x**" in savings
+    savings, fixed = _column(replay, 7), _column(replay, 10)
+    assert "**12.2x**" in savings and "**50.5x**" in savings
+    clear = [float(v) for v in fixed if v != "-"]
+    assert (min(clear), max(clear)) == (1.48, 1.86)
     for text in (comparisons, docs):
-        assert "11.4x" in text and "43.9x" in text
+        assert "12.2x" in text and "50.5x" in text and "1.48" in text and "1.86x" in text
 
 
 def test_the_readme_tour_numbers():

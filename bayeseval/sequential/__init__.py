@@ -3,10 +3,11 @@
 * :class:`BettingCS` -- a confidence sequence for a bounded mean (Waudby-Smith & Ramdas 2024);
 * :class:`Sequential` / :class:`SequentialCompare` -- one model's mean score or the paired difference
   A - B, with stopping rules stated in words (:func:`parse_until`);
-* :func:`monitor` -- the same from outcome matrices, questions in run order;
+* :func:`question_values` -- one unbiased score per question from outcome matrices (avg, pass@k, ...);
 * :func:`replay` -- a finished paired run replayed as if sampled live: samples saved, error rates;
-* :func:`allocation` -- which question and model should get the next trial, and whether new questions
-  beat more trials (closed form under the Beta-binomial posterior).
+* :mod:`bayeseval.sequential.allocation` -- :func:`~bayeseval.sequential.allocation.trial_values` (which
+  question and model should get the next trial) and :func:`~bayeseval.sequential.allocation.design` (new
+  questions or more trials), closed form under the Beta-binomial posterior.
 """
 
 from .confseq import BettingCS, capital_at

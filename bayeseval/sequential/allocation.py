@@ -121,8 +121,8 @@ class TrialValues(Result):
         return {"metric": self.metric, "prior": self.prior,
                 "best": top.to_dict("records")}
 
-    def summary(self) -> str:
-        top = self.best(10)
+    def summary(self, n: int = 10) -> str:
+        top = self.best(n)
         rows = [[str(r.model), str(r.question), str(int(r.n)), str(int(r.correct)), f"{r.p_mean:.3f}", f"{r.value:.3g}"]
                 for r in top.itertuples()]
         return (f"Next trials for {self.metric} (largest expected drop of the posterior variance, pool: {self.prior})\n"
@@ -178,8 +178,9 @@ class Design(Result):
         if self.var_new_questions is None:
             return f"run {self.n_best} trial(s) per question"
         better = "new questions" if self.var_new_questions < self.var_more_trials else "more trials on these questions"
-        return (f"spend the budget on {better}: posterior sd {np.sqrt(self.var_new_questions):.4f} with new questions "
-                f"({self.n_best} trial(s) each) vs {np.sqrt(self.var_more_trials):.4f} with more trials")
+        return (f"spend the budget on {better}: sd of the pool-mean estimate {np.sqrt(self.var_new_questions):.4f} "
+                f"with new questions ({self.n_best} trial(s) each) vs {np.sqrt(self.var_more_trials):.4f} with more "
+                "trials (plug-in variances under the fitted pool)")
 
     def to_frame(self):
         return self.table.copy()
@@ -222,7 +223,10 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
     counts = X if isinstance(X, Counts) else to_counts(X, missing=np.nan, name="X")
     counts.successes(label)
     question_cost = V.real(question_cost, "question_cost", lo=0.0)
-    max_trials = V.integer(max_trials, "max_trials", minimum=k)
+    max_trials = V.integer(max_trials, "max_trials", minimum=1)
+    if max_trials < k:
+        raise ValueError(f"{label} needs at least {k} trials per question; max_trials={max_trials} (the largest "
+                         f"design considered) must be at least {k}")
     a, b, w = pool_of(counts, prior)
     mean, var, _ = moments_rows(np.zeros(a.size, np.int64), np.zeros(a.size, np.int64), a, b, c[:, None])
     eg = float(w @ mean[:, 0])
@@ -236,9 +240,11 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
     more = new = None
     if budget is not None:
         budget = V.real(budget, "budget", lo=0.0, lo_open=True)
-        n_more = int(np.floor(n_now + budget / M))
+        total = int(round(n_now * M + budget))  # spread evenly: r questions get one trial more than the others
+        n_more, r = divmod(total, M)
         if n_more >= k:
-            more = (sigma_b2 + _within(c, n_more, a, b, w)) / M
+            more = ((M - r) * (sigma_b2 + _within(c, n_more, a, b, w))
+                    + r * (sigma_b2 + _within(c, n_more + 1, a, b, w))) / M**2
         added = budget / (question_cost + best)
         n_cur = max(int(round(n_now)), k)
         v_cur = sigma_b2 + _within(c, n_cur, a, b, w)

@@ -31,7 +31,11 @@ eq. (26)-(27),
 truncated to :math:`\lambda^+_t(m) = \min(\lambda_t, c/m)` and :math:`\lambda^-_t(m) =
 \min(\lambda_t, c/(1-m))` with :math:`c = 1/2`, which keeps every factor at least :math:`1 - c > 0`.
 Any predictable bet keeps the guarantee; this one adapts to the variance, so a sequence of paired
-differences that are mostly 0 (sparse disagreement) narrows fast.
+differences that are mostly 0 (sparse disagreement) narrows fast.  ``bets="agrapa"`` bets instead the
+paper's aGRAPA fraction (Section 5.3), :math:`\lambda_t(m) = \sum_{i<t} y_i / (1/4 + \sum_{i<t} y_i^2)` with
+:math:`y_i = x_i - m`, truncated at :math:`c = 3/4`: the capital then grows at nearly the Kelly-optimal rate,
+so a false ``m`` -- in particular a false null -- is rejected sooner; :class:`~bayeseval.sequential.Sequential`
+uses it (in simulations its sets were also narrower after 100 and 1,000 observations).
 
 The set is computed on a grid of candidate means (``grid`` points on [0, 1], plus any ``extra``
 points such as a null value or ROPE edges, evaluated exactly); reported endpoints are the nearest
@@ -61,6 +65,7 @@ from .. import validate as V
 __all__ = ["BettingCS", "capital_at"]
 
 BET_CAP = 0.5  # c: the bet never risks more than half the capital on one observation
+AGRAPA_CAP = 0.75  # the paper's truncation for aGRAPA
 GRID = 4001
 _BLOCK = 1 << 22  # cells (observations x grid points) per block: bounds memory at about 100 MB
 
@@ -80,14 +85,36 @@ def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, floa
     return lam, (int(t[-1]), float(csum[-1]), float(csv[-1]), 0.0)
 
 
-def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.ndarray, logm0: np.ndarray):
-    """Cumulative log capitals of the two bets, (T, G) each, starting from ``logp0``, ``logm0`` (G,)."""
+def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float, float]):
+    """aGRAPA bets against every candidate ``m`` (Waudby-Smith & Ramdas 2024, Section 5.3): the running
+    ``mean(y) / mean(y^2)`` of ``y_i = x_i - m`` over the earlier observations (one pseudo-observation with
+    ``y^2 = 1/4`` keeps it finite), the Kelly-optimal fraction to first order.  Returns ``(T, G)`` signed bets
+    and the updated sums ``(t, sum x, sum x^2, unused)``."""
+    t0, s1, s2, _ = state
+    c1 = s1 + np.concatenate([[0.0], np.cumsum(x)[:-1]])  # sums over the earlier observations
+    c2 = s2 + np.concatenate([[0.0], np.cumsum(x * x)[:-1]])
+    k = (t0 + np.arange(x.size))[:, None].astype(np.float64)  # how many came before
+    num = c1[:, None] - k * m[None, :]
+    den = 0.25 + c2[:, None] - 2.0 * m[None, :] * c1[:, None] + k * m[None, :] ** 2
+    return num / den, (t0 + x.size, s1 + float(x.sum()), s2 + float((x * x).sum()), 0.0)
+
+
+def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.ndarray, logm0: np.ndarray,
+                       cap: float = BET_CAP):
+    """Cumulative log capitals of the two bets, (T, G) each, starting from ``logp0``, ``logm0`` (G,).
+
+    ``lam`` is ``(T,)`` (one size for every candidate, bet both ways) or ``(T, G)`` signed (positive: on
+    ``x > m``); each side's bet is truncated to keep every factor at least ``1 - cap``."""
     with np.errstate(divide="ignore"):
-        cap_up = np.where(m > 0, BET_CAP / m, np.inf)
-        cap_dn = np.where(m < 1, BET_CAP / (1.0 - m), np.inf)
+        cap_up = np.where(m > 0, cap / m, np.inf)
+        cap_dn = np.where(m < 1, cap / (1.0 - m), np.inf)
     d = x[:, None] - m[None, :]
-    up = np.log1p(np.minimum(lam[:, None], cap_up[None, :]) * d)
-    dn = np.log1p(-np.minimum(lam[:, None], cap_dn[None, :]) * d)
+    if lam.ndim == 1:
+        lam_up = lam_dn = lam[:, None]
+    else:
+        lam_up, lam_dn = np.maximum(lam, 0.0), np.maximum(-lam, 0.0)
+    up = np.log1p(np.minimum(lam_up, cap_up[None, :]) * d)
+    dn = np.log1p(-np.minimum(lam_dn, cap_dn[None, :]) * d)
     return logp0 + np.cumsum(up, axis=0), logm0 + np.cumsum(dn, axis=0)
 
 
@@ -115,8 +142,12 @@ class BettingCS:
     p-value for "the mean is ``m``", when ``m`` is one of ``extra``).
     """
 
-    def __init__(self, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, *, extra=(), grid: int = GRID):
+    def __init__(self, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, *, extra=(), grid: int = GRID,
+                 bets: str = "plugin"):
         self.alpha = V.confidence(alpha, "alpha")
+        if bets not in ("plugin", "agrapa"):
+            raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
+        self.bets = bets
         lo, hi = float(lo), float(hi)
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ValueError(f"the range must be two finite numbers lo < hi, got ({lo}, {hi})")
@@ -166,11 +197,11 @@ class BettingCS:
         last = G - 1 - inside[:, ::-1].argmax(axis=1)
         lo_u = np.where(first > 0, self._m[np.maximum(first - 1, 0)], 0.0)
         hi_u = np.where(last < G - 1, self._m[np.minimum(last + 1, G - 1)], 1.0)
-        if not any_in.all():  # every candidate rejected (only when the truth is not in [lo, hi] or by chance):
-            # report the point of least evidence against it, a degenerate interval
-            best = self._m[logk_max.argmin(axis=1)]
-            lo_u = np.where(any_in, lo_u, best)
-            hi_u = np.where(any_in, hi_u, best)
+        if not any_in.all():  # every grid point rejected (a coarse grid, or the truth outside [lo, hi]): the
+            # set, if not empty, lies between the neighbours of the point of least evidence against it
+            j = logk_max.argmin(axis=1)
+            lo_u = np.where(any_in, lo_u, self._m[np.maximum(j - 1, 0)])
+            hi_u = np.where(any_in, hi_u, self._m[np.minimum(j + 1, G - 1)])
         scale = self.hi - self.lo
         return self.lo + scale * lo_u, self.lo + scale * hi_u
 
@@ -184,8 +215,12 @@ class BettingCS:
         step = max(1, _BLOCK // self._m.size)
         for start in range(0, x.size, step):
             xb = x[start:start + step]
-            lam, self._state = _predictable_bets(xb, self.alpha, self._state)
-            logp, logm = _log_capital_steps(xb, lam, self._m, self._logp, self._logm)
+            if self.bets == "agrapa":
+                lam, self._state = _agrapa_bets(xb, self._m, self._state)
+                logp, logm = _log_capital_steps(xb, lam, self._m, self._logp, self._logm, AGRAPA_CAP)
+            else:
+                lam, self._state = _predictable_bets(xb, self.alpha, self._state)
+                logp, logm = _log_capital_steps(xb, lam, self._m, self._logp, self._logm)
             logk = np.maximum.accumulate(np.vstack([self._runmax[None, :], _hedged(logp, logm)]), axis=0)[1:]
             self._logp, self._logm, self._runmax = logp[-1], logm[-1], logk[-1]
             lo, hi = self._bounds(logk)
@@ -210,12 +245,12 @@ class BettingCS:
         return float(self._runmax[j])
 
 
-def capital_at(x: np.ndarray, m: float, alpha: float = 0.05) -> np.ndarray:
+def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin") -> np.ndarray:
     """Running-maximum log capital against one mean ``m`` for many sequences at once.
 
     ``x`` is ``(R, T)`` in [0, 1] (R independent sequences, e.g. simulation replicates); returns
     ``(R, T)``: the sequence rejects ``m`` at step ``t`` once the value reaches ``log(1/alpha)``.  The
-    same bets as :class:`BettingCS` (a test of one value needs no grid).
+    same bets as :class:`BettingCS` with the same ``bets`` (a test of one value needs no grid).
 
     >>> rng = np.random.default_rng(0)
     >>> logk = capital_at(rng.integers(0, 2, size=(2000, 200)).astype(float), 0.5)
@@ -225,13 +260,27 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"x must be a (replicates, steps) array, got shape {x.shape}")
+    if not (np.isfinite(x).all() and x.min(initial=0.0) >= 0.0 and x.max(initial=0.0) <= 1.0):
+        raise ValueError("x must hold numbers in [0, 1] (rescale observations in [lo, hi] by (x - lo) / (hi - lo))")
+    m = V.real(m, "m", lo=0.0, hi=1.0)
+    alpha = V.confidence(alpha, "alpha")
+    if bets not in ("plugin", "agrapa"):
+        raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
     R, T = x.shape
     t = np.arange(1, T + 1)
-    csum = np.cumsum(x, axis=1)
-    mu = (0.5 + csum) / (t + 1.0)
-    csv = np.cumsum((x - mu) ** 2, axis=1)
-    var_prev = (0.25 + np.concatenate([np.zeros((R, 1)), csv[:, :-1]], axis=1)) / t
-    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
-    up = np.log1p(np.minimum(lam, BET_CAP / m if m > 0 else np.inf) * (x - m)).cumsum(axis=1)
-    dn = np.log1p(-np.minimum(lam, BET_CAP / (1 - m) if m < 1 else np.inf) * (x - m)).cumsum(axis=1)
+    y = x - m
+    if bets == "agrapa":  # the same bets as _agrapa_bets, one candidate, many sequences
+        before = np.concatenate([np.zeros((R, 1)), np.cumsum(y, axis=1)[:, :-1]], axis=1)
+        before2 = np.concatenate([np.zeros((R, 1)), np.cumsum(y * y, axis=1)[:, :-1]], axis=1)
+        lam = before / (0.25 + before2)
+        lam_up, lam_dn, cap = np.maximum(lam, 0.0), np.maximum(-lam, 0.0), AGRAPA_CAP
+    else:
+        csum = np.cumsum(x, axis=1)
+        mu = (0.5 + csum) / (t + 1.0)
+        csv = np.cumsum((x - mu) ** 2, axis=1)
+        var_prev = (0.25 + np.concatenate([np.zeros((R, 1)), csv[:, :-1]], axis=1)) / t
+        lam_up = lam_dn = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
+        cap = BET_CAP
+    up = np.log1p(np.minimum(lam_up, cap / m if m > 0 else np.inf) * y).cumsum(axis=1)
+    dn = np.log1p(-np.minimum(lam_dn, cap / (1 - m) if m < 1 else np.inf) * y).cumsum(axis=1)
     return np.maximum.accumulate(_hedged(up, dn), axis=1)

@@ -45,7 +45,7 @@ Rules are joined with "or": ``"decided or equivalent within 0.02 or 2000 questio
 >>> seq = SequentialCompare(until="decided or 400 questions")
 >>> status = seq.update(a, b)
 >>> status.decision, status.stopped_at
-('A better', 189)
+('A better', 205)
 """
 
 from __future__ import annotations
@@ -105,11 +105,17 @@ _TERMS = [
 ]
 
 
-def _number(text: str, what: str, words: str) -> float:
+def _number(text: str, what: str, words: str, whole: bool = False) -> float:
+    """A positive number; thousands separators (``2,000``, ``10_000``) only in whole-number budgets, so that a
+    decimal comma (``width 0,05``) is an error rather than 5."""
+    clean = text.replace("_", "")
+    if whole and re.fullmatch(r"\d{1,3}(,\d{3})+", clean):
+        clean = clean.replace(",", "")
     try:
-        value = float(text.replace("_", "").replace(",", ""))
+        value = float(clean)
     except ValueError:
-        raise ValueError(f"until: {what} needs a number, got {text!r} in {words!r}") from None
+        hint = " (use a decimal point)" if "," in text and not whole else ""
+        raise ValueError(f"until: {what} needs a number, got {text!r} in {words!r}{hint}") from None
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"until: {what} must be a positive number, got {text!r} in {words!r}")
     return value
@@ -148,7 +154,7 @@ def parse_until(words: Any) -> StopRule:
             elif key == "width":
                 found["width"] = _number(m.group(1), "width", words)
             else:
-                value = _number(m.group(1), key.replace("max_", ""), words)
+                value = _number(m.group(1), key.replace("max_", ""), words, whole=True)
                 if value != int(value):
                     raise ValueError(f"until: {key.replace('max_', '')} must be a whole number, got {m.group(1)!r}")
                 found[key] = int(value)
@@ -258,27 +264,44 @@ class Sequential:
     what = "mean"
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, *, alpha: float = 0.05, until: Any = None,
-                 null: float | None = None, name: str = "model", grid: int | None = None, _names=None):
+                 null: float | None = None, name: str = "model", grid: int | None = None, bets: str = "agrapa",
+                 _names=None):
         self.rule = parse_until(until)
         self.alpha = V.confidence(alpha, "alpha")
+        lo, hi = float(lo), float(hi)
+        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+            raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         if null is not None:
             null = V.real(null, "null")
-            if not lo <= null <= hi:
-                raise ValueError(f"null must lie in the range [{lo}, {hi}], got {null}")
+            if not lo < null < hi:
+                raise ValueError(f"null must lie strictly inside the range ({lo:g}, {hi:g}), got {null:g}: every "
+                                 "mean is on one side of an end of the range, so there is nothing to decide")
         if self.rule.decided and null is None and self.what == "mean":
             if until is None:  # the default rule for one model: no decision to take, run to a budget
                 self.rule = StopRule(decided=False)
             else:
                 raise ValueError("until='decided' for one model needs null= (the value to decide against)")
+        span = hi - lo
+        if self.rule.width is not None and self.rule.width >= span:
+            raise ValueError(f"until: width {self.rule.width:g} is not narrower than the whole range [{lo:g}, {hi:g}]")
         if self.rule.rope is not None:
             rl, rh = self.rule.rope
             if not rl < rh:
                 raise ValueError(f"the equivalence region must have lo < hi, got {self.rule.rope}")
+            if self.what == "mean" and rl == -rh:  # one model: 'equivalent within r' is a region around null
+                if null is None:
+                    raise ValueError("until='equivalent within r' for one model needs null= (the value it should be "
+                                     "equivalent to)")
+                self.rule = StopRule(self.rule.decided, (null - rh, null + rh), self.rule.width,
+                                     self.rule.max_questions, self.rule.max_samples)
+            if self.rule.rope[1] - self.rule.rope[0] >= span:
+                raise ValueError(f"until: the equivalence region {self.rule.rope} covers the whole range "
+                                 f"[{lo:g}, {hi:g}]")
         self.null = null
         self.names = tuple(_names) if _names else (name,)
         extra = [v for v in ([null] if null is not None else []) + list(self.rule.rope or ()) if lo <= v <= hi]
         kwargs = {} if grid is None else {"grid": grid}
-        self._cs = BettingCS(self.alpha, lo, hi, extra=extra, **kwargs)
+        self._cs = BettingCS(self.alpha, lo, hi, extra=extra, bets=bets, **kwargs)
         self._samples = 0
         self._lows: list[np.ndarray] = []
         self._highs: list[np.ndarray] = []
@@ -394,16 +417,19 @@ class SequentialCompare(Sequential):
     what = "difference"
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, *, alpha: float = 0.05, until: Any = None,
-                 names=("A", "B"), rope: Any = None, grid: int | None = None):
+                 names=("A", "B"), rope: Any = None, grid: int | None = None, bets: str = "agrapa"):
         rule = parse_until(until)
         if rope is not None:
             from ..comparison.paired import parse_rope
 
             rule = StopRule(rule.decided, parse_rope(rope), rule.width, rule.max_questions, rule.max_samples)
+        if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
+            raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
         if not (isinstance(names, (tuple, list)) and len(names) == 2):
             raise V.InputTypeError("names must be two model names, e.g. ('new', 'base')")
-        super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid)
+        super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid,
+                         bets=bets)
         self._range = (float(lo), float(hi))
 
     def _words(self):
@@ -414,6 +440,8 @@ class SequentialCompare(Sequential):
         return f"{a} is better than {b}" if decision == "A better" else f"{b} is better than {a}"
 
     def update(self, a: Any, b: Any = None, samples: Any = 1) -> Status:  # type: ignore[override]
+        """Both models' scores for the same questions, in run order; ``samples``: the trials behind each score,
+        per model (a number or one per question), or a pair ``(samples_a, samples_b)`` when they differ."""
         xa = np.atleast_1d(np.asarray(a, dtype=np.float64)).ravel()
         xb = np.atleast_1d(np.asarray(b, dtype=np.float64)).ravel()
         if xa.shape != xb.shape:
@@ -425,7 +453,11 @@ class SequentialCompare(Sequential):
             if bad.any():
                 j = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"{name}: question {self._cs.t + j + 1} has score {x[j]}, outside [{lo:g}, {hi:g}]")
-        return self._feed(xa - xb, 2 * self._samples_arg(samples, xa.size))
+        if isinstance(samples, tuple) and len(samples) == 2:
+            spent = self._samples_arg(samples[0], xa.size) + self._samples_arg(samples[1], xa.size)
+        else:
+            spent = 2 * self._samples_arg(samples, xa.size)
+        return self._feed(xa - xb, spent)
 
 
 def status_table(statuses: dict) -> str:

@@ -49,6 +49,10 @@ from .scoring import unbiased_table
 
 __all__ = ["replay", "Replay"]
 
+#: The fixed design must reach the sequential study's rate of the full data's decision, but at most this
+#: power: 200 replays that all agree say the rate is above about 98.5%, not that it is 100%.
+FIXED_POWER_CAP = 0.995
+
 
 def _as_matrix(X: Any, name: str, w: Any, score_range: Any) -> tuple[np.ndarray, str, Any]:
     """The raw matrix (float, NaN = missing) and its kind: 'binary', 'graded' (weights) or 'scores'."""
@@ -76,26 +80,21 @@ def _scores_for(arr: np.ndarray, kind: str, extra: Any, table: np.ndarray | None
     return chosen.mean(axis=1)
 
 
-def _draws(rng: np.random.Generator, arr_a, arr_b, obs_a, obs_b, trials: int, how) -> tuple[np.ndarray, np.ndarray]:
-    """A live study replayed: questions drawn uniformly *with replacement*, each draw served by ``trials``
-    fresh (not yet used) trials of that question per model, until some drawn question has run out.
+def _draws(rng: np.random.Generator, arr_a, arr_b, obs_a, obs_b, trials: int, how, length: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """A live study replayed on the recorded trials: ``length`` draws, each a question drawn uniformly *with
+    replacement* and, per model, a fresh random ``trials``-subset of that question's recorded trials (drawn
+    independently of every other draw).
 
-    With replacement, every draw's score has conditional mean equal to the benchmark's mean of the metric
-    whatever came before: the sequence is exactly valid for these questions (benchmark scope).
+    Given everything before it, a draw's score then has exactly the mean of the full data's per-question
+    unbiased scores (the subset is a uniformly random ``trials``-subset): the sequence targets the value the
+    full data report, and the replay never runs out of data; it is stopped at the full data's sample count.
     """
     M = arr_a.shape[0]
     kind, extra, table = how
-    order_a = _pick(rng, obs_a, obs_a.shape[1])  # a random order of each question's trials
-    order_b = _pick(rng, obs_b, obs_b.shape[1])
-    uses = np.minimum(obs_a.sum(axis=1), obs_b.sum(axis=1)) // trials  # draws each question can serve
-    length = int(uses.sum()) + 1  # the longest possible study, plus the draw that finds a question used up
     q = rng.integers(0, M, size=length)
-    occurrence = _cumcount(q)
-    stop = np.flatnonzero(occurrence >= uses[q])
-    q, occurrence = q[: stop[0]], occurrence[: stop[0]]
-    cols = occurrence[:, None] * trials + np.arange(trials)[None, :]
-    xa = _scores_for(arr_a[q], kind, extra, table, np.take_along_axis(order_a[q], cols, axis=1))
-    xb = _scores_for(arr_b[q], kind, extra, table, np.take_along_axis(order_b[q], cols, axis=1))
+    xa = _scores_for(arr_a[q], kind, extra, table, _pick(rng, obs_a[q], trials))
+    xb = _scores_for(arr_b[q], kind, extra, table, _pick(rng, obs_b[q], trials))
     return xa, xb
 
 
@@ -166,19 +165,26 @@ class Replay(Result):
         full = {"A better": f"{a} better", "B better": f"{b} better"}.get(self.full_decision, "no clear difference")
         rows = [["full data", f"{self.M} questions x {self.N[0]}/{self.N[1]} trials", f"{self.full_samples:,}",
                  "1.00", full + f" (compare: P(A>B) = {self.full_p_a_better:.3f})"]]
+        if self.full_decision is None:
+            outcome = f"undecided {self.undecided:.1%}, decided {self.other:.1%} (the full data decide nothing)"
+        else:
+            outcome = f"same {self.agree:.1%}, opposite {self.other:.1%}, undecided {self.undecided:.1%}"
         rows.append([f"sequential ({self.trials} trial(s) per draw)", f"{self.mean_questions:.1f} draws (mean)",
                      f"{self.mean_samples:,.0f} (median {self.median_samples:,.0f})",
-                     f"{self.savings:.2f}", f"same {self.agree:.1%}, other {self.other:.1%}, "
-                     f"undecided {self.undecided:.1%}"])
+                     f"{self.savings:.2f}" if self.agree > 0 else "-", outcome])
         if self.fixed_samples is not None:
-            rows.append([f"fixed, same rate ({self.trials} trial(s) per draw)", f"{self.fixed_questions} draws",
+            rows.append([f"fixed, same rate, t-test ({self.trials} trial(s) per draw)", f"{self.fixed_questions} draws",
                          f"{self.fixed_samples:,}", f"{self.full_samples / self.fixed_samples:.2f}",
                          f"same {self.fixed_agree:.1%}"])
         else:
             rows.append(["fixed, same rate", "none within the data", "-", "-",
                          "no fixed size reaches the sequential design's rate"])
-        head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} random orders, until "
-                f"'{self.until}', alpha {self.alpha:g}")
+        head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} replays, until '{self.until}', alpha "
+                f"{self.alpha:g}; a replay that has not stopped by the full data's sample count is undecided")
+        if self.fixed_samples is not None:
+            head += (f"\nfixed design: the fewest draws whose paired t-test reaches the full data's decision at least "
+                     f"as often as the sequential study (at most {FIXED_POWER_CAP:.1%}); sequential saves "
+                     f"{self.fixed_samples / self.mean_samples:.2f}x against it")
         return "\n".join([head, text_table(["design", "size", "samples", "full / design", "decision"], rows)])
 
 
@@ -201,7 +207,8 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     names = tuple(map(str, names))
     trials = V.integer(trials, "trials", minimum=1)
     replays = V.integer(replays, "replays", minimum=1)
-    fixed_replays = replays if fixed_replays is None else V.integer(fixed_replays, "fixed_replays", minimum=1)
+    fixed_replays = max(replays, 400) if fixed_replays is None else V.integer(fixed_replays, "fixed_replays",
+                                                                              minimum=1)
     seed = V.integer(seed, "seed", minimum=0)
     alpha = V.confidence(alpha, "alpha")
     rule = parse_until(until)
@@ -234,11 +241,12 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     M = arr_a.shape[0]
     rng = np.random.default_rng(seed)
     grid = 1001 if rule.width is None else None  # the null and ROPE edges are exact points; only a width needs a fine grid
+    budget = max(1, full_samples // (2 * trials))  # draws: a replay may spend as many samples as the full data
     spent = np.empty(replays)
     asked = np.empty(replays)
     decisions = np.empty(replays, dtype=object)
     for r in range(replays):  # one sequential study per replay (each vectorised over its draws)
-        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table))
+        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table), budget)
         seq = SequentialCompare(lo, hi, alpha=alpha, until=rule, names=names, grid=grid)
         start, step = 0, 64
         while start < xa.size:  # fed in growing chunks: a study that stops early costs little
@@ -247,7 +255,7 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
                 break
             start, step = start + step, 2 * step
         decisions[r] = st.decision if st.decision in ("A better", "B better", "equivalent") else None
-        asked[r] = st.stopped_at if st.stopped_at is not None else xa.size
+        asked[r] = st.stopped_at if st.stopped_at is not None else xa.size  # undecided: the whole budget
         spent[r] = st.samples_at_stop if st.samples_at_stop is not None else full_samples
     agree = float(np.mean(decisions == full_decision)) if full_decision else float(np.mean(decisions == None))  # noqa: E711
     other = float(np.mean([d is not None and d != full_decision for d in decisions]))
@@ -256,13 +264,13 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     if full_decision is not None and agree >= 0.8:  # a fixed design matching a rarely-deciding study means nothing
         sign = 1.0 if full_decision == "A better" else -1.0
         frng = np.random.default_rng(seed + 1)
-        longest = int(min(obs_a.sum(axis=1).min(), obs_b.sum(axis=1).min()) // trials) * M
-        hits = np.zeros(longest)
+        hits = np.zeros(budget)
         for _ in range(fixed_replays):  # a fixed study of m draws is the first m draws of a fresh replay
-            xa, xb = _draws(frng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table))
-            hits[: xa.size] += _t_rejects(xa - xb, alpha, sign)[:longest]
+            xa, xb = _draws(frng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table), budget)
+            hits += _t_rejects(xa - xb, alpha, sign)
         rate = hits / fixed_replays
-        ok = np.flatnonzero(rate >= agree)
+        target = min(agree, FIXED_POWER_CAP)
+        ok = np.flatnonzero(rate >= target)
         if ok.size:
             fixed_m, fixed_rate = int(ok[0]) + 1, float(rate[ok[0]])
     return Replay(
