@@ -4,7 +4,6 @@ and the service."""
 
 from __future__ import annotations
 
-import json
 import warnings
 
 import numpy as np
@@ -14,7 +13,7 @@ from scipy import stats
 
 import bayeseval as be
 from bayeseval.posterior import build
-from bayeseval.posterior.check import REPS, count_histograms, histogram_check
+from bayeseval.posterior.check import count_histograms, histogram_check
 
 
 def _two_clusters(seed, M=100, N=16):
@@ -113,3 +112,27 @@ def test_cli_prints_the_model_check_on_stderr(capsys, tmp_path):
     assert code == 0
     assert "not exchangeable" in err and err.count("not exchangeable") == 1
     assert "not exchangeable" in out  # the JSON output carries each estimate's warnings
+
+
+def test_a_huge_benchmark_is_not_warned_about_an_immaterial_misfit_but_a_material_one_still_is():
+    """At 200,000 questions any pool model can be rejected by a p-value alone; the warning also needs a misfit of
+    MIN_KL nats per question (the scale benchmark's generator pool, p = u ** a with a hash-uniform u, used to be
+    flagged with deviance 35.0, p = 0.01)."""
+    from bayeseval.posterior.check import MIN_KL
+
+    import bayeseval.posterior.check as check
+    from bayeseval.counts import Counts
+
+    rng = np.random.default_rng(5)
+    M, N = 200_000, 16
+    p = rng.random(M) ** 1.6
+    R = rng.binomial(N, p)
+    e = be.estimate(Counts.from_table(np.column_stack([N - R, R])), "avg")
+    assert not [w for w in e.warnings if "model check" in w]
+    dev, pval, checked = e._post.counts.cache()[("ppc", "robust")] if hasattr(e, "_post") else (None, None, None)
+    assert pval < check.LEVEL and dev / (2 * checked) < MIN_KL  # significant, and immaterial: 9e-5 nats per question
+    two = np.where(rng.random(M) < 0.4, 0.05, 0.9)
+    R2 = rng.binomial(N, two)
+    e2 = be.estimate(Counts.from_table(np.column_stack([N - R2, R2])), "avg", prior="hierarchical")
+    flagged = [w for w in e2.warnings if "model check" in w]
+    assert flagged and MIN_KL == 0.002

@@ -92,9 +92,10 @@ class _BinaryPosterior(Posterior):
         key = ("ppc", self.prior.label)
         if key not in cache:
             hist = count_histograms(self.n_u, self.s_u, self.freq)
-            cache[key] = histogram_check(hist, self.pool_predictive) if hist else (0.0, 1.0)
-        dev, p = cache[key]
-        text = ppc_warning(self.pool_name, p, dev, self.pool_advice)
+            checked = sum(int(h.sum()) for h in hist.values())
+            cache[key] = (*histogram_check(hist, self.pool_predictive), checked) if hist else (0.0, 1.0, 0)
+        dev, p, checked = cache[key]
+        text = ppc_warning(self.pool_name, p, dev, self.pool_advice, questions=checked)
         return out + ([text] if text else [])
 
     # ------------------------------------------------------------------ views for joint posteriors

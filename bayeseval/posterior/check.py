@@ -10,8 +10,9 @@ largest :data:`MAX_GROUPS` groups with ``n <= MAX_N``) the observed histogram ``
 
 and its p-value is the share of :data:`REPS` histograms simulated from the same predictive (multinomial,
 fixed seed) whose deviance is at least as large.  The predictive is fitted to the same counts, so the check
-is conservative (it rejects less often than its level); a p-value below :data:`LEVEL` becomes a warning on
-the estimate that names what to do instead.
+is conservative (it rejects less often than its level); a p-value below :data:`LEVEL`, for a misfit of at
+least :data:`MIN_KL` nats per question (``G^2 / 2M``, so that a million questions do not turn every
+immaterial wrinkle into a warning), becomes a warning on the estimate that names what to do instead.
 
 >>> import numpy as np
 >>> from scipy import stats
@@ -29,10 +30,11 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["histogram_check", "ppc_warning", "pull_warning", "REPS", "LEVEL", "MAX_N", "MAX_GROUPS"]
+__all__ = ["histogram_check", "ppc_warning", "pull_warning", "REPS", "LEVEL", "MIN_KL", "MAX_N", "MAX_GROUPS"]
 
 REPS = 400  # simulated histograms per check
 LEVEL = 0.01  # warn below this p-value
+MIN_KL = 0.002  # ... and only for a misfit of at least this many nats per question (a size, not only a p-value)
 MAX_N = 1000  # trial counts above this are not checked (a histogram of > 1000 bins says little per bin)
 MAX_GROUPS = 20  # at most this many trial counts, the most frequent ones
 SEED = 20261125
@@ -76,9 +78,20 @@ def count_histograms(n: np.ndarray, s: np.ndarray, freq: np.ndarray) -> dict:
     return out
 
 
-def ppc_warning(model: str, p: float, deviance: float, advice: str) -> str | None:
-    """The warning text of a failed check (None when ``p >= LEVEL``)."""
+def ppc_warning(model: str, p: float, deviance: float, advice: str, questions: int | None = None) -> str | None:
+    """The warning text of a failed check: ``p < LEVEL`` *and* a material misfit, ``deviance / (2 questions)``
+    (the Kullback-Leibler divergence per question of the observed histogram from the predictive) at least
+    :data:`MIN_KL`.  With hundreds of thousands of questions any pool model is rejected for misfits that move
+    no interval; the size threshold keeps those quiet (None when the check passes).
+
+    >>> ppc_warning("pool", 0.002, 35.0, "advice", questions=200_000) is None   # 1e-4 nats per question
+    True
+    >>> ppc_warning("pool", 0.002, 35.0, "advice", questions=100)[:39]
+    'model check: the pool misfits the histo'
+    """
     if p >= LEVEL:
+        return None
+    if questions and deviance / (2.0 * questions) < MIN_KL:
         return None
     return (f"model check: the {model} misfits the histogram of successes per question (posterior predictive "
             f"deviance {deviance:.1f}, p = {p:.3g}); {advice}")
