@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
-__all__ = ["text_table", "html_table"]
+__all__ = ["text_table", "html_table", "near_bound", "fmt_prob"]
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -30,3 +31,46 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def near_bound(v: float, digits: int, lo: float | None, hi: float | None, text: str | None = None) -> str:
+    """The one rule for a number ``v`` (display units) in ``[lo, hi]`` shown with ``digits`` decimals: if it
+    rounds to ``lo`` or ``hi`` without being on it, it keeps two significant digits of its distance from that
+    end (up to ``digits + 4`` decimals; past that ``<lo + 1e-(digits+4)`` / ``>hi - 1e-(digits+4)``); otherwise
+    ``text`` (default ``f"{v:.{digits}f}"``).  Used by the tables and the HTML report alike.
+
+    >>> near_bound(1.0004, 2, 1.0, 10.0), near_bound(6.19, 2, 1.0, 10.0), near_bound(99.996, 1, 0.0, 100.0)
+    ('1.00040', '6.19', '99.9960')
+    """
+    s = f"{v:.{digits}f}" if text is None else text
+    half = 0.5 * 10.0 ** -digits
+    for end, side in ((lo, 1.0), (hi, -1.0)):
+        if end is None or not math.isfinite(end):
+            continue
+        gap = side * (v - end)
+        if not 0 < gap < half:
+            continue
+        most = digits + 4
+        if gap < 0.5 * 10.0 ** -most:
+            return f"<{end + 10.0 ** -most:.{most}f}" if side > 0 else f">{end - 10.0 ** -most:.{most}f}"
+        d = min(most, max(digits, 1 - math.floor(math.log10(gap))))
+        return f"{v:.{d}f}"
+    return s
+
+
+def fmt_prob(p: float | None, digits: int = 3, *, drawn: bool = False) -> str:
+    """A probability with ``digits`` decimals; ``<0.001`` / ``>0.999`` (for 3 digits) where it rounds to 0 or 1
+    without being there.  ``drawn=True``: a share of posterior draws, where 0 or 1 only says "in none / every
+    draw" and is written ``<0.001`` / ``>0.999`` too.  The one rule of the terminal, the HTML page and the plots.
+
+    >>> fmt_prob(0.9875), fmt_prob(0.99999), fmt_prob(0.0), fmt_prob(0.0, drawn=True), fmt_prob(None)
+    ('0.988', '>0.999', '0.000', '<0.001', '-')
+    """
+    if p is None or not math.isfinite(p):
+        return "-"
+    step = 10.0 ** -digits
+    if (drawn and p == 0.0) or 0.0 < p < step / 2:
+        return f"<{step:.{digits}f}"
+    if (drawn and p == 1.0) or 1.0 - step / 2 < p < 1.0:
+        return f">{1 - step:.{digits}f}"
+    return f"{p:.{digits}f}"

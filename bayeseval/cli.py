@@ -26,8 +26,9 @@ from . import __version__
 from ._argtypes import level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
-from ._text import text_table
+from ._text import fmt_prob, text_table
 from .results import estimate, evaluate
+from .scores import Scores
 from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
 
@@ -175,8 +176,8 @@ def cmd_report(args) -> int:
         metric = metrics[exc.metric_index] if getattr(exc, "metric_index", None) is not None else ""
         raise type(exc)(f"{where}, {metric}: {exc}") from exc
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
-    if args.plot_pass_k and not any(r.weights is None for r in data):
-        raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical)")
+    if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
+        raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")
     text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,
                          bold_best=args.bold_best, comparisons=ranking, baseline=args.baseline)
     _write(text, args)
@@ -188,7 +189,7 @@ def cmd_report(args) -> int:
     if args.plot_pass_k:
         from .report import plots
 
-        binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if r.weights is None}
+        binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
         plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval, prior=args.prior,
                               percent=not args.fraction, save=args.plot_pass_k)
         print(f"bayeseval: wrote {args.plot_pass_k}", file=sys.stderr)
@@ -253,13 +254,18 @@ def _html_report(args, ev, data, metric: str) -> None:
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
             notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
     curves = None
-    binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if r.weights is None}
+    binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
     if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
         curves = plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval,
                                        prior=args.prior, percent=not args.fraction)
     ranking = rankings if several else list(rankings.values())
     _write_page(args, ev, ranking, args.paths, pass_at_k=curves, warnings=notes, percent=not args.fraction,
                 digits=args.digits)
+
+
+def _is_binary_run(run) -> bool:
+    """0/1 outcomes: neither graded (category weights) nor continuous scores."""
+    return run.weights is None and getattr(run, "scale", None) is None and not isinstance(run.counts(), Scores)
 
 
 def _same_id_types(runs) -> bool:
@@ -532,8 +538,9 @@ def cmd_rank(args) -> int:
 
 
 def _prob(p: float) -> str:
-    """A probability in three decimals, ``<0.001`` / ``>0.999`` where it would round to 0 or 1 without being it."""
-    return "<0.001" if 0 < p < 0.0005 else ">0.999" if 0.9995 <= p < 1 else f"{p:.3f}"
+    """A probability from posterior draws, three decimals (:func:`bayeseval._text.fmt_prob`, the HTML page's rule):
+    0 or 1 there only says "in none / every draw", so it is ``<0.001`` / ``>0.999``."""
+    return fmt_prob(p, 3, drawn=True)
 
 
 def _rank_text(ranking, top: int | None) -> str:
@@ -570,8 +577,22 @@ def _rank_text(ranking, top: int | None) -> str:
         header += ("vs next", "P(>next)", "p Holm")
     text = head + "\n\n" + text_table(header, rows, right=[0, 2, 3, 4, 5, 6, 7, 8])
     if ranking.pair_set != "adjacent":
-        pairs = [r for p, r in zip(ranking.pairs, ranking.pair_table()) if p["a"] in shown and p["b"] in shown]
-        text += "\n\n" + text_table(ranking._PAIR_HEAD, pairs)
+        place = {m: i for i, m in enumerate(ranking.models)}
+        rows = []
+        for p in ranking.pairs:
+            if p["a"] not in shown or p["b"] not in shown:
+                continue
+            flip = place[p["a"]] > place[p["b"]]  # the better-ranked model first
+            a, b = (p["b"], p["a"]) if flip else (p["a"], p["b"])
+            d, lo, hi = (-p["delta"], -p["hi"], -p["lo"]) if flip else (p["delta"], p["lo"], p["hi"])
+            pa = 1.0 - p["p_a_better"] if flip else p["p_a_better"]
+            rows.append((place[a], place[b], (a, b, f"{d:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]", _prob(pa),
+                                              fmt_p(p["p_value"]), fmt_p(p["p_holm"]), fmt_p(p["p_bh"]))))
+        rows.sort(key=lambda r: (r[0], r[1]))
+        if rows:
+            text += "\n\n" + text_table(ranking._PAIR_HEAD, [r[2] for r in rows], right=[2, 3, 4, 5, 6, 7])
+        else:
+            text += f"\n\nNo tested pair has both models among the {len(models)} shown (--top)."
     return text
 
 

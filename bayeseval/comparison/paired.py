@@ -50,7 +50,7 @@ from scipy.special import ndtri
 
 from .. import validate as V
 from .._protocol import Result, check_choice
-from .._text import html_table, text_table
+from .._text import html_table, near_bound, text_table
 from ..counts import Counts
 from ..scores import Scores, any_scores, same_range, thresholded, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
@@ -339,8 +339,13 @@ class Comparison(Result):
         ea, eb = self.estimates[a], self.estimates[b]
         va = ea.value if ea.value is not None else ea.mean
         vb = eb.value if eb.value is not None else eb.mean
+
+        def shown(e, v):  # a value rounding to an end of the metric's range keeps the digits that say it is not
+            rng = getattr(getattr(e, "_post", None), "range", None) or (None, None)
+            return near_bound(v, 4, *rng)
+
         return (
-            f"{self.verdict}. {self.metric}: {a} {va:.4f} vs {b} {vb:.4f}; {a} - {b} = {self.delta.mean:+.4f} "
+            f"{self.verdict}. {self.metric}: {a} {shown(ea, va)} vs {b} {shown(eb, vb)}; {a} - {b} = {self.delta.mean:+.4f} "
             f"({self.delta.level:.0%} credible interval [{self.delta.lo:+.4f}, {self.delta.hi:+.4f}], "
             f"{self.delta.scope} scope), P({a} > {b}) = {self.p_a_better:.3f}; M = {self.M} paired questions."
         )

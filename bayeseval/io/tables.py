@@ -463,7 +463,8 @@ def read_long(path: str | Path, *, format: str | None = None, allow_truncated: b
                 raise ValueError(f"{where}: not a valid parquet table ({str(exc).splitlines()[0]})") from None
             rows_of = _Rows("row")
     except ImportError as exc:
-        raise ImportError(f"{path}: reading {fmt} needs an extra package ({exc}); pip install 'bayeseval[tables]'") from None
+        why = str(exc).strip().splitlines()[0].rstrip(".") if str(exc).strip() else type(exc).__name__
+        raise ImportError(f"{path}: reading {fmt} needs pyarrow: pip install 'bayeseval[tables]' ({why})") from None
     return _warn(_from_long(df, rows_of, where=where, **columns), notes)
 
 

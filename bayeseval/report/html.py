@@ -15,7 +15,7 @@ matplotlib the page is written without its plots, and says so.
 
 Numbers are in percent for rates (``percent=False``: fractions).  A number that rounds to the end of
 its range without reaching it keeps two significant digits of its distance from that end (the tables'
-rule, :func:`bayeseval.report.tables.near_bound`), so a rounded interval never reads as certainty:
+rule, :func:`bayeseval._text.near_bound`), so a rounded interval never reads as certainty:
 ``pass^10 = 9e-06`` is ``0.00092`` (percent), not ``0.0``.
 
 >>> import numpy as np, bayeseval as B
@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import validate as V
-from .tables import INTERVAL_WORDS, estimates_of, grid, level_label, near_bound, point_of, scale_of
+from .._text import fmt_prob, near_bound
+from .tables import INTERVAL_WORDS, estimates_of, grid, level_label, point_of, scale_of
 
 __all__ = ["html_report", "write_html", "provenance", "fmt_bounded", "fmt_prob"]
 
@@ -53,7 +54,7 @@ _PASS_K = re.compile(r"^pass@(\d+)$")
 def fmt_bounded(x: float | None, digits: int, scale: float = 1.0, bounds: tuple = (0.0, 1.0)) -> str:
     """``x * scale`` with ``digits`` decimals; a value that rounds to an end of ``bounds`` (in the
     metric's units, before ``scale``) without being on it keeps two significant digits of its distance
-    from that end (:func:`bayeseval.report.tables.near_bound`, the tables' rule).
+    from that end (:func:`bayeseval._text.near_bound`, the tables' rule).
 
     >>> fmt_bounded(0.0734, 1, 100.0), fmt_bounded(-0.0, 1, 100.0), fmt_bounded(6.19, 2, 1.0, (1.0, 10.0))
     ('7.3', '0.0', '6.19')
@@ -68,24 +69,6 @@ def fmt_bounded(x: float | None, digits: int, scale: float = 1.0, bounds: tuple 
         s = s.lstrip("+-")  # no "-0.0"
     lo, hi = (b * scale if b is not None and math.isfinite(b) else None for b in bounds)
     return near_bound(v, digits, lo, hi, s)
-
-
-def fmt_prob(p: float | None, digits: int = 3, *, drawn: bool = False) -> str:
-    """A probability with ``digits`` decimals; ``<0.001`` / ``>0.999`` where it rounds to 0 or 1 without being
-    there.  ``drawn=True``: a share of posterior draws, where 0 or 1 only says "in none / every draw" and is
-    written ``<0.001`` / ``>0.999`` too.
-
-    >>> fmt_prob(0.9875), fmt_prob(0.99999), fmt_prob(0.0), fmt_prob(0.0, drawn=True), fmt_prob(None)
-    ('0.988', '>0.999', '0.000', '<0.001', '-')
-    """
-    if p is None or not math.isfinite(p):
-        return "-"
-    step = 10.0 ** -digits
-    if (drawn and p == 0.0) or 0.0 < p < step / 2:  # a probability's Monte-Carlo digits end here: no more shown
-        return f"<{step:.{digits}f}"
-    if (drawn and p == 1.0) or 1.0 - step / 2 < p < 1.0:
-        return f">{1 - step:.{digits}f}"
-    return f"{p:.{digits}f}"
 
 
 def _bounds(e) -> tuple:
@@ -391,7 +374,8 @@ def _ranking_html(rk, percent: bool, digits: int | None, plots: bool, salt: str)
                + "".join(prow) + "</tbody></table></div>"
                f"<p class=note>Pairs tested: the difference A − B{unit} with its {level_label(rk.level)} credible "
                f"interval, P(A &gt; B), the p-values and the decision (Holm-adjusted test at {1 - rk.level:.3g}); "
-               "“&lt;0.001”: in none of the posterior draws.</p>")
+               "in the P columns “&lt;0.001” / “&gt;0.999” mean in none / every one of the posterior draws; "
+               "in the p columns, a p-value below 0.0005.</p>")
     if plots:
         from . import plots as P
 

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 
 from .. import validate as V
+from .._text import fmt_prob
+from ..scores import Scores
 from .tables import INTERVAL_WORDS, estimates_of, grid, level_label, point_of, scale_of
 
 __all__ = ["forest", "pass_at_k_curve", "rank_plot", "difference_density", "coverage_plot", "read_coverage_results",
@@ -202,8 +204,8 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
 
 
 def _p(p: float) -> str:
-    """A probability in two decimals, ``<0.01`` / ``>0.99`` where it would round to 0 or 1 without being it."""
-    return "<0.01" if 0 < p < 0.005 else ">0.99" if 0.995 <= p < 1 else f"{p:.2f}"
+    """A probability from posterior draws in two decimals (:func:`bayeseval._text.fmt_prob`)."""
+    return fmt_prob(p, 2, drawn=True)
 
 
 def _rows_height(n: int) -> float:
@@ -235,7 +237,7 @@ def _models_counts(counts_by_model: Any) -> dict:
         items = [("model", counts_by_model)]
     out = {}
     for name, R in items:
-        out[str(name)] = R if isinstance(R, Counts) else to_counts(R, name=f"counts_by_model[{name!r}]")
+        out[str(name)] = R if isinstance(R, (Counts, Scores)) else to_counts(R, name=f"counts_by_model[{name!r}]")
     return out
 
 
@@ -285,6 +287,10 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     from ..results import estimate
 
     counts = _models_counts(counts_by_model)
+    scored = [name for name, c in counts.items() if isinstance(c, Scores) or not c.is_binary]
+    if scored:
+        raise ValueError(f"pass@k curves need 0/1 outcomes; {', '.join(map(str, scored[:5]))} hold(s) scores or "
+                         "graded categories (threshold them first, e.g. threshold=0.5 in estimate)")
     percent = _bool(percent, "percent")
     per_panel = V.integer(per_panel, "per_panel", minimum=1)
     if point not in ("value", "mean"):

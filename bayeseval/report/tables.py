@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import validate as V
-from .._text import text_table
+from .._text import near_bound, text_table
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -186,31 +186,6 @@ def fmt_near(x: float, digits: int, scale: float = 1.0, top: float | None = None
     ('>99.99999', '44.9')
     """
     return near_bound(x * scale, digits, 0.0, top, fmt(x, digits, scale))
-
-
-def near_bound(v: float, digits: int, lo: float | None, hi: float | None, text: str | None = None) -> str:
-    """The one rule for a number ``v`` (display units) in ``[lo, hi]`` shown with ``digits`` decimals: if it
-    rounds to ``lo`` or ``hi`` without being on it, it keeps two significant digits of its distance from that
-    end (up to ``digits + 4`` decimals; past that ``<lo + 1e-(digits+4)`` / ``>hi - 1e-(digits+4)``); otherwise
-    ``text`` (default ``f"{v:.{digits}f}"``).  Used by the tables and the HTML report alike.
-
-    >>> near_bound(1.0004, 2, 1.0, 10.0), near_bound(6.19, 2, 1.0, 10.0), near_bound(99.996, 1, 0.0, 100.0)
-    ('1.00040', '6.19', '99.9960')
-    """
-    s = f"{v:.{digits}f}" if text is None else text
-    half = 0.5 * 10.0 ** -digits
-    for end, side in ((lo, 1.0), (hi, -1.0)):
-        if end is None or not math.isfinite(end):
-            continue
-        gap = side * (v - end)
-        if not 0 < gap < half:
-            continue
-        most = digits + 4
-        if gap < 0.5 * 10.0 ** -most:
-            return f"<{end + 10.0 ** -most:.{most}f}" if side > 0 else f">{end - 10.0 ** -most:.{most}f}"
-        d = min(most, max(digits, 1 - math.floor(math.log10(gap))))
-        return f"{v:.{d}f}"
-    return s
 
 
 def scale_of(e, percent: bool) -> float:
@@ -419,12 +394,11 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
             scale = scale_of(e, percent)
             s = fmt(x, d, scale)
             points[(r, metric)] = float(s)
-            if kind != "latex":  # a value rounding to 0 or 100 % is shown with the digits that say it is not
-                top = scale if scale_of(e, True) == 100.0 else None
-                near = lambda v: fmt_near(v, d, scale, top)  # noqa: E731
-                s = near(x)
-            else:
-                near = lambda v: fmt(v, d, scale)  # noqa: E731
+            # a value rounding to 0 or 100 % is shown with the digits that say it is not (every format: a paper's
+            # table is where "0.0" would be read as certainty)
+            top = scale if scale_of(e, True) == 100.0 else None
+            near = lambda v: fmt_near(v, d, scale, top)  # noqa: E731
+            s = near(x)
             s += "*" if fb else ""
             row.append(f"{s} [{near(e.lo)}, {near(e.hi)}]" if intervals else s)
         for col in deltas:
@@ -911,11 +885,13 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
                 continue
             x, _ = point_of(e, point)
             sc = scale_of(e, True)
-            row.append(fmt(x, digits, sc))
+            top = 100.0 if sc == 100.0 else None
+            near = lambda v: fmt_near(v, digits, sc, top)  # noqa: E731 - the tables' rule for near-bound values
+            row.append(near(x))
             if interval == "columns":
-                row += [fmt(e.lo, digits, sc), fmt(e.hi, digits, sc)]
+                row += [near(e.lo), near(e.hi)]
             elif interval == "ci":
-                row.append(f"[{fmt(e.lo, digits, sc)}, {fmt(e.hi, digits, sc)}]")
+                row.append(f"[{near(e.lo)}, {near(e.hi)}]")
             if reported:
                 run = run_of(ds, m)
                 rep = None if run is None else reported_value(run, metric, e.metric)

@@ -155,9 +155,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await pool.close()
 
-    # FastAPIOffline: /docs and /redoc load Swagger UI / ReDoc from DOCS_STATIC, shipped in the package (no CDN)
+    # FastAPIOffline: /docs loads Swagger UI from DOCS_STATIC, shipped in the package (no CDN).  No /redoc: ReDoc's
+    # script fetches its footer logo from its CDN at run time, so it is not offline
     app = FastAPIOffline(title="bayeseval", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                         default_response_class=JSON, static_url=DOCS_STATIC)
+                         default_response_class=JSON, static_url=DOCS_STATIC, redoc_url=None)
     app.state.settings, app.state.pool = settings, pool
     _install_handlers(app)
     secured = [Security(APIKeyHeader(name="X-API-Key", auto_error=False))] if settings.api_key else []
