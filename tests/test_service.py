@@ -96,7 +96,7 @@ def test_healthz_catalog_openapi_docs(client):
     assert set(B.targets.NAMES) <= set(names)
     assert cat["limits"]["max_cells"] == MAX_CELLS and cat["limits"]["api_key_required"] is False
     schema = client.get("/openapi.json").json()
-    assert {"/v1/metrics", "/v1/compare", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
+    assert {"/v1/metrics", "/v1/compare", "/v1/monitor", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
             "/healthz"} <= set(schema["paths"])
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()
@@ -169,6 +169,34 @@ def test_compare_equals_library(client, data):
     lib = B.compare(A, Bm, metric="pass@2", rope=0.05, seed=3, resamples=2000, level=0.9, names=("new", "base"))
     assert r.json() == {**jsonable(lib.to_dict()), "warnings": []}
     S.CompareResponse.model_validate(r.json())
+
+
+def test_monitor_equals_the_sequential_library_and_names_bad_rules(client, data):
+    """POST /v1/monitor: SequentialCompare over the rows (questions in run order), b put in a's order by id."""
+    from bayeseval.sequential import SequentialCompare, question_values
+
+    A, Bm, _ = data
+    body = {"a": {"matrix": A.tolist()}, "b": {"matrix": Bm.tolist()}, "names": ["new", "base"],
+            "metric": "pass@2", "until": "decided or equivalent within 0.05", "alpha": 0.1}
+    r = client.post("/v1/monitor", json=body)
+    assert r.status_code == 200, r.text
+    xa, _ = question_values(A, "pass@2")
+    xb, _ = question_values(Bm, "pass@2")
+    lib = SequentialCompare(alpha=0.1, until="decided or equivalent within 0.05", names=("new", "base")).update(
+        xa, xb, samples=6)
+    got = r.json()
+    assert {k: got[k] for k in ("decision", "stopped_at", "samples_at_stop", "lower", "upper", "questions")} == {
+        "decision": lib.decision, "stopped_at": lib.stopped_at, "samples_at_stop": lib.samples_at_stop,
+        "lower": lib.lower, "upper": lib.upper, "questions": 120}
+    assert len(got["path"]["lower"]) == 120 and got["warnings"] == []
+    ids = [f"q{i}" for i in range(len(A))]  # b in another order, paired by id: the same answer
+    order = np.random.default_rng(2).permutation(len(A))
+    shuffled = {**body, "a": {"matrix": A.tolist(), "ids": ids},
+                "b": {"matrix": Bm[order].tolist(), "ids": [ids[i] for i in order]}}
+    assert client.post("/v1/monitor", json=shuffled).json()["stopped_at"] == lib.stopped_at
+    error_of(client.post("/v1/monitor", json={**body, "until": "width 0,05"}), 422, "until")
+    error_of(client.post("/v1/monitor", json={**body, "until": "x" * 201}), 422, "until")
+    error_of(client.post("/v1/monitor", json={**body, "metric": "pass@7"}), 422, "metric")
 
 
 def test_compare_pairs_by_question_id(client, data):

@@ -25,7 +25,7 @@ from schemathesis.checks import not_a_server_error  # noqa: E402
 
 
 EXAMPLES = 60  # generated requests per operation and mode
-OPERATIONS = [("POST", "/v1/metrics"), ("POST", "/v1/compare"), ("POST", "/v1/rank"), ("POST", "/v1/plan"),
+OPERATIONS = [("POST", "/v1/metrics"), ("POST", "/v1/compare"), ("POST", "/v1/monitor"), ("POST", "/v1/rank"), ("POST", "/v1/plan"),
               ("POST", "/v1/pairwise"), ("POST", "/v1/rubric"), ("POST", "/v1/classify"),
               ("POST", "/v1/aisbench"), ("POST", "/v1/report.html"), ("GET", "/v1/catalog"), ("GET", "/healthz")]
 

@@ -4,6 +4,7 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 
 * ``POST /v1/metrics``   estimates with credible intervals per model and metric;
 * ``POST /v1/compare``   is A better than B (paired), by how much, how sure;
+* ``POST /v1/monitor``   a running A vs B comparison, anytime-valid: confidence sequence, p-value, stop or go on;
 * ``POST /v1/rank``      every pair compared, adjusted p-values, rank probabilities;
 * ``POST /v1/plan``      variance components of a pilot and the implied study size;
 * ``POST /v1/pairwise``  pairwise preferences: win rate of one pair, or Bradley-Terry / Davidson strengths;
@@ -19,8 +20,8 @@ Endpoints (JSON in, JSON out; the schema is served at ``/openapi.json``, the doc
 
 >>> app = create_app(Settings(workers=0))
 >>> sorted(p for p in app.openapi()["paths"] if p.startswith("/v1"))  # doctest: +NORMALIZE_WHITESPACE
-['/v1/aisbench', '/v1/catalog', '/v1/classify', '/v1/compare', '/v1/metrics', '/v1/pairwise', '/v1/plan',
- '/v1/rank', '/v1/report.html', '/v1/rubric']
+['/v1/aisbench', '/v1/catalog', '/v1/classify', '/v1/compare', '/v1/metrics', '/v1/monitor', '/v1/pairwise',
+ '/v1/plan', '/v1/rank', '/v1/report.html', '/v1/rubric']
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from .catalog import catalog
 from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
 from .limits import DOCS_STATIC, ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
-                      HealthResponse, Interval, MetricsRequest, MetricsResponse, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
+                      HealthResponse, Interval, MetricsRequest, MetricsResponse, MonitorRequest, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
                       RankRequest, RankResponse, Scope)
 from .settings import Settings
 from .workers import ComputePool
@@ -185,6 +186,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         check_cells({"a": req.a, "b": req.b}, cap)
         _ids_agree({"a": req.a, "b": req.b})
         return await _computed(pool, tasks.compare, req)
+
+    @v1.post("/monitor", response_model=None,
+             summary="Anytime-valid: where a running A vs B comparison stands, and whether to stop")
+    async def monitor(req: MonitorRequest):
+        check_cells({"a": req.a, "b": req.b}, cap)
+        _ids_agree({"a": req.a, "b": req.b})
+        return await _computed(pool, tasks.monitor, req)
 
     @v1.post("/rank", response_model=None, responses={200: {"model": RankResponse}},
              summary="Rank models: pairwise comparisons with adjusted p-values, rank probabilities")

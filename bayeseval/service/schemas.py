@@ -296,6 +296,10 @@ class MetricsRequest(_Stats):
     interval: Interval = "exact"
 
 
+Rope = Union[Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)],
+             Annotated[list[Bounded], Field(min_length=2, max_length=2)], None]
+
+
 class CompareRequest(_Stats):
     """``POST /v1/compare``: is A better than B (same questions), by how much, how sure."""
 
@@ -305,11 +309,28 @@ class CompareRequest(_Stats):
         default_factory=lambda: ["A", "B"], description="labels of a and b (different)")
     metric: MetricItem = "avg"
     interval: Interval = "exact"
-    rope: Union[Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)],
-                Annotated[list[Bounded], Field(min_length=2, max_length=2)], None] = Field(
-        None, description="region of practical equivalence: half-width r or [lo, hi]")
+    rope: Rope = Field(None, description="region of practical equivalence: half-width r or [lo, hi]")
     resamples: Resamples = Field(10_000, description="bootstrap and permutation resamples")
     collapse: Literal["clustered", "first", "majority"] = "clustered"
+
+
+class MonitorRequest(_Body):
+    """``POST /v1/monitor``: where a running comparison stands, anytime-valid (``bayeseval.sequential``).
+
+    Rows are questions in the order they were run (a random order); with ids on both sides, ``b`` is put in
+    ``a``'s order.  The answer is the confidence sequence for the mean paired difference of the metric's
+    per-question scores, the anytime-valid p-value, and whether (and where) the stopping rule first held."""
+
+    a: Outcomes
+    b: Outcomes
+    names: Annotated[list[Name], Field(min_length=2, max_length=2)] = Field(
+        default_factory=lambda: ["A", "B"], description="labels of a and b")
+    metric: MetricItem = "avg"
+    until: Annotated[str, StringConstraints(min_length=1, max_length=200)] = Field(
+        "decided", description="stopping rule in words: 'decided', 'equivalent within R', 'width W', 'N questions', "
+                               "'N samples', joined by 'or'")
+    alpha: Probability = Field(0.05, description="error level of the confidence sequence")
+    rope: Rope = Field(None, description="region of practical equivalence: half-width r or [lo, hi]")
 
 
 class RankRequest(_Stats):

@@ -30,10 +30,10 @@ import bayeseval as B
 
 from .errors import ServiceError, library_field
 from .limits import safe_extract
-from .schemas import (ClassifyRequest, CompareRequest, MetricsRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
+from .schemas import (ClassifyRequest, CompareRequest, MetricsRequest, MonitorRequest, Outcomes, PairwiseRequest, PlanRequest, RankRequest, RubricRequest,
                       metric_args)
 
-__all__ = ["metrics", "compare", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean", "report_html"]
+__all__ = ["metrics", "compare", "monitor", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean", "report_html"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
            "alpha", "power", "delta", "test")
@@ -245,6 +245,30 @@ def compare(req: CompareRequest) -> dict:
                             resamples=req.resamples, collapse=req.collapse, names=tuple(req.names),
                             missing=np.nan, **params)
     return clean({**res.to_dict(), "warnings": warns})
+
+
+def monitor(req: MonitorRequest) -> dict:
+    """``POST /v1/monitor``: :class:`bayeseval.sequential.SequentialCompare` over the rows of ``a`` and ``b``."""
+    from ..comparison.paired import align
+    from ..sequential import SequentialCompare, question_values
+
+    warns: list = []
+    with _warnings(warns):
+        a = _counts(req.a, "a")  # 0/1, graded with weights, or scores: question_values scores each kind
+        b = _counts(req.b, "b")
+        with _field("b", {}):
+            b, _ = align(a, b, names=("a", "b"))
+        metric, params = metric_args(req.metric)
+        known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")}}
+        with _field("metric", known):
+            xa, (lo, hi) = question_values(a, metric, w=req.a.weights, name="a", **params)
+            xb, _ = question_values(b, metric, w=req.b.weights, name="b", **params)
+        with _field("until", {"until": "until", "rope": "rope", "range": "until", "null": "until"}):
+            seq = SequentialCompare(lo, hi, alpha=req.alpha, until=req.until, names=tuple(req.names), rope=req.rope)
+        st = seq.update(xa, xb, samples=(np.asarray(a.n), np.asarray(b.n)))
+    out = st.to_dict()
+    out["path"] = {"lower": st.path_lower.tolist(), "upper": st.path_upper.tolist()}
+    return clean({**out, "warnings": warns})
 
 
 def rank(req: RankRequest) -> dict:
