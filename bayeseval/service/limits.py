@@ -33,10 +33,10 @@ from .errors import ServiceError, error_body
 __all__ = ["BodyLimit", "ApiKey", "check_cells", "safe_extract", "OPEN_PATHS", "DOCS_STATIC"]
 
 #: Paths that never need the API key.
-OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")
+OPEN_PATHS = ("/healthz", "/docs", "/docs/oauth2-redirect", "/openapi.json")
 
-#: Where the Swagger UI and ReDoc assets of /docs and /redoc are served from (shipped by the ``fastapi-offline``
-#: package, so the docs pages work without internet); open like the pages themselves.
+#: Where the Swagger UI assets of /docs are served from (shipped by the ``fastapi-offline`` package, so the docs
+#: page works without internet); open like the page itself.
 DOCS_STATIC = "/docs/static"
 
 #: Longest path component (bytes, UTF-8) and deepest path of a zip entry.
