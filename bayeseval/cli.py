@@ -882,6 +882,14 @@ def _add_pair(p) -> None:
     p.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
 
 
+def _add_sequential(p) -> None:
+    """The stopping rule and the error level of an anytime-valid sequence (monitor, replay)."""
+    p.add_argument("--until", default="decided", metavar="WORDS",
+                   help="stopping rule: 'decided', 'equivalent within R', 'width W', 'N questions', 'N samples', "
+                        "joined by 'or' (default decided)")
+    p.add_argument("--alpha", type=_level, default=0.05, help="error level of the sequence (default 0.05)")
+
+
 def _add_input(p, many: bool = True) -> None:
     if many:
         p.add_argument("paths", nargs="+", metavar="PATH",
@@ -1135,11 +1143,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  bayeseval monitor runs/new.jsonl runs/base.jsonl --until 'decided or equivalent within 0.02'\n"
                "  bayeseval monitor --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --metric pass@10")
     _add_pair(mon)
-    mon.add_argument("--until", default="decided", metavar="WORDS",
-                     help="stopping rule: 'decided', 'equivalent within R', 'width W', 'N questions', 'N samples', "
-                          "joined by 'or' (default decided)")
+    _add_sequential(mon)
     mon.add_argument("--rope", type=_rope, help="region of practical equivalence: half-width r or lo,hi")
-    mon.add_argument("--alpha", type=_level, default=0.05, help="error level of the sequence (default 0.05)")
     _add_output(mon, ("text", "json"))
     mon.set_defaults(func=cmd_monitor)
 
@@ -1152,8 +1157,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pair(rp)
     rp.add_argument("--trials", type=int, default=1, help="trials per drawn question and model (default 1)")
     rp.add_argument("--replays", type=int, default=200, help="random replays (default 200)")
-    rp.add_argument("--until", default="decided", metavar="WORDS", help="stopping rule (as for monitor)")
-    rp.add_argument("--alpha", type=_level, default=0.05)
+    _add_sequential(rp)
     rp.add_argument("--seed", type=int, default=None)
     _add_output(rp, ("text", "json"))
     rp.set_defaults(func=cmd_replay)

@@ -223,7 +223,7 @@ def test_question_values_match_estimate_and_cover_scores_and_grades():
     G = np.array([[0, 2, 1], [2, 2, 2]])
     x, r = question_values(G, w=[0, 0.5, 1])
     np.testing.assert_allclose(x, [0.5, 1.0])
-    with pytest.raises(ValueError, match="at least 4 trials"):
+    with pytest.raises(ValueError, match="k must satisfy 1 <= k <= N \(N=3\), got k=4"):
         question_values(R[:, :3], "pass@4")
     with pytest.raises(ValueError, match="supports metric avg"):
         question_values(S, "pass@2", score_range=(1, 5))
@@ -276,7 +276,9 @@ def test_value_of_a_trial_equals_the_drop_of_posterior_variance_by_quadrature(me
     import bayeseval.sequential.allocation as al
 
     a_s, b_s, w = np.array([0.5, 4.0]), np.array([2.0, 1.0]), np.array([0.3, 0.7])  # a two-component pool
-    monkeypatch.setattr(al, "pool_of", lambda counts, prior="pool": (a_s, b_s, w))
+    from bayeseval.priors import BetaMixture
+
+    monkeypatch.setattr(al, "pool_of", lambda counts, prior="pool": BetaMixture(a_s, b_s, w[None, :], w))
     R = np.array([[1, 0, 0], [1, 1, 1], [0, 0, 0]])
     v = trial_values({"m": R}, metric).frame
     for i, row in enumerate(R):
@@ -304,9 +306,9 @@ def test_design_within_variance_matches_simulation_and_cochrans_optimum():
     from bayeseval.counts import to_counts
     from bayeseval.sequential.allocation import pool_of
 
-    a, b, w = pool_of(to_counts(R))  # the fitted pool the design works with (4 trials cannot pin degree-12 moments)
-    j = rng.choice(w.size, p=w, size=400_000)
-    sims = rng.beta(a[j], b[j])
+    mix = pool_of(to_counts(R))  # the fitted pool the design works with (4 trials cannot pin degree-12 moments)
+    j = rng.choice(mix.point.size, p=mix.point / mix.point.sum(), size=400_000)
+    sims = rng.beta(mix.a[j], mix.b[j])
     est = table[rng.binomial(6, sims)]
     truth = 1 - (1 - sims) ** 4
     assert d4.table.set_index("trials").loc[6, "sigma_w2"] == pytest.approx(np.mean((est - truth) ** 2), rel=0.05)

@@ -399,6 +399,18 @@ def _endpoint_expect(expect, C: np.ndarray, *, parts: bool = False):
     return out
 
 
+def score_table(C: np.ndarray, n: int) -> np.ndarray:
+    """``(n + 1, m)``: the unbiased score of every payoff column of ``C`` (``(k+1, m)``) for ``s = 0..n`` successes
+    of ``n`` trials (``n >= k``), summed around the nearer endpoint as :func:`batch_points` does.
+
+    >>> score_table(np.array([[0.0], [1.0], [1.0]]), 4)[:, 0].round(4).tolist()   # pass@2 from 4 trials
+    [0.0, 0.5, 0.8333, 1.0, 1.0]
+    """
+    k = C.shape[0] - 1
+    block = _hypergeom_block(np.full(n + 1, n, np.int64), np.arange(n + 1, dtype=np.int64), k)
+    return _endpoint_expect(lambda D: block @ D, C)
+
+
 def batch_points(counts: Counts, C: np.ndarray) -> np.ndarray:
     """Unbiased estimates per state (rows) for several metrics of one degree (columns of ``C``)."""
     return _endpoint_expect(lambda D: hypergeom_expect(counts, C.shape[0] - 1, D), C)

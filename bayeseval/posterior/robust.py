@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from ..counts import Counts
-from ..metrics.engine import _hypergeom_block, batch_points, bernstein_eval, moments_rows
+from ..metrics.engine import batch_points, bernstein_eval, moments_rows, score_table
 from ..priors import BetaMixture, PriorSpec
 from ..targets import MetricSpec
 from .base import EXACT_GROUP, _mvnormal
@@ -170,10 +170,9 @@ class RobustPosterior(_BinaryPosterior):
 
     def _score_table(self, n: int) -> np.ndarray:
         """``(n + 1, m)``: the unbiased score of every payoff column for ``s = 0..n`` successes of ``n``."""
-        k = self.C.shape[0] - 1
         if self.spec.kind == "mean":
             return (np.arange(n + 1) / n)[:, None]
-        return _hypergeom_block(np.full(n + 1, n, np.int64), np.arange(n + 1, dtype=np.int64), k) @ self.C
+        return score_table(self.C, n)
 
     def _error_moments(self):
         """Per count state, the expected sampling covariance of the unbiased scores, ``E[Cov(ghat_a, ghat_b

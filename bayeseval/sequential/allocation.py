@@ -42,7 +42,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import betaln, gammaln
 
 from .. import validate as V
 from .._protocol import Result
@@ -66,38 +65,30 @@ def _coefficients(metric: Any, params: dict) -> tuple[np.ndarray, str]:
                      "(pass@k, pass^k, maj@k, ...)")
 
 
-def pool_of(counts: Counts, prior: str = "pool") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The question pool as Beta components ``(a, b, weights)``: the fitted mixture (``"pool"``, the default
-    population model for 0/1 outcomes) or one uniform Beta(1, 1) (``"uniform"``)."""
+def pool_of(counts: Counts, prior: str = "pool") -> BetaMixture:
+    """The question pool: the fitted mixture of Betas (``"pool"``, the default population model for 0/1
+    outcomes) or one uniform Beta(1, 1) (``"uniform"``), as a :class:`~bayeseval.priors.BetaMixture`."""
     if prior == "uniform":
-        return np.array([1.0]), np.array([1.0]), np.array([1.0])
+        one = np.array([1.0])
+        return BetaMixture(one, one, one[None, :], one)
     if prior != "pool":
         raise ValueError(f"prior must be 'pool' or 'uniform', got {prior!r}")
-    mix = BetaMixture.fit(counts)
-    return mix.a, mix.b, mix.point
+    return BetaMixture.fit(counts)
 
 
-def _log_betabin(n, s, a, b):
-    return (gammaln(n + 1.0) - gammaln(s + 1.0) - gammaln(n - s + 1.0)
-            + betaln(a + s, b + n - s) - betaln(a, b))
+def _mixture_mean(mix: BetaMixture, n, s, c):
+    """Posterior mean of g(p) per state (rows of n, s) under the pool (its point fit) updated by s of n."""
+    r = mix.responsibilities(n, s, which="point")  # (U, J)
+    U, J = r.shape
+    mean, _, _ = moments_rows(np.repeat(n, J), np.repeat(s, J), np.tile(mix.a, U), np.tile(mix.b, U), c[:, None])
+    return (r * mean[:, 0].reshape(U, J)).sum(axis=1)
 
 
-def _mixture_mean(n, s, a, b, w, c):
-    """Posterior mean of g(p) per state (rows of n, s) under the pool (a, b, w) updated by s of n."""
-    U, J = n.size, a.size
-    logr = np.log(w)[None, :] + _log_betabin(n[:, None], s[:, None], a[None, :], b[None, :])
-    r = np.exp(logr - logr.max(axis=1, keepdims=True))
-    r /= r.sum(axis=1, keepdims=True)
-    nn, ss = np.repeat(n, J), np.repeat(s, J)
-    mean, _, _ = moments_rows(nn, ss, np.tile(a, U), np.tile(b, U), c[:, None])
-    return (r * mean[:, 0].reshape(U, J)).sum(axis=1), r
-
-
-def _state_values(n_u, s_u, a, b, w, c):
+def _state_values(mix: BetaMixture, n_u, s_u, c):
     """Expected drop of Var[g(p)] from one more trial, per state, and the current posterior mean of p."""
-    e1, _ = _mixture_mean(n_u + 1, s_u + 1, a, b, w, c)
-    e0, _ = _mixture_mean(n_u + 1, s_u, a, b, w, c)
-    p1, _ = _mixture_mean(n_u, s_u, a, b, w, np.array([0.0, 1.0]))
+    e1 = _mixture_mean(mix, n_u + 1, s_u + 1, c)
+    e0 = _mixture_mean(mix, n_u + 1, s_u, c)
+    p1 = _mixture_mean(mix, n_u, s_u, np.array([0.0, 1.0]))
     return p1 * (1.0 - p1) * (e1 - e0) ** 2, p1
 
 
@@ -146,8 +137,7 @@ def trial_values(models: Any, metric: Any = "avg", *, prior: str = "pool", **met
         n_u, s_u, _, inverse = counts.binary_states()
         if not counts.is_binary:
             counts.successes(label)  # the error that names the non-binary outcomes
-        a, b, w = pool_of(counts, prior)
-        value, pmean = _state_values(n_u.astype(np.float64), s_u.astype(np.float64), a, b, w, c)
+        value, pmean = _state_values(pool_of(counts, prior), n_u, s_u, c)
         inv = inverse()
         ids = counts.ids if counts.ids is not None else np.arange(counts.M)
         frames.append(pd.DataFrame({"model": str(name), "question": list(ids), "n": counts.n,
@@ -198,14 +188,17 @@ class Design(Result):
                 + text_table(["trials n", "within variance", "variance x cost per question"], rows) + "\n" + self.advice)
 
 
-def _within(c: np.ndarray, n: int, a, b, w) -> float:
-    """E_pool Var(g_hat_n | p) = E[g_hat(S)^2] - E_pool[g(p)^2], S ~ the pool's beta-binomial on n trials."""
-    s = np.arange(n + 1, dtype=np.float64)
-    pmf = np.exp(_log_betabin(float(n), s[:, None], a[None, :], b[None, :])) @ w
+def _pool_g2(mix: BetaMixture, c: np.ndarray) -> tuple[float, float]:
+    """``E_pool[g(p)]`` and ``E_pool[g(p)^2]`` under the pool's point fit."""
+    z = np.zeros(mix.a.size, np.int64)
+    mean, var, _ = moments_rows(z, z, mix.a, mix.b, c[:, None])
+    return float(mix.point @ mean[:, 0]), float(mix.point @ (var[:, 0] + mean[:, 0] ** 2))
+
+
+def _within(mix: BetaMixture, c: np.ndarray, n: int) -> float:
+    """E_pool Var(g_hat_n | p) = E[g_hat(S)^2] - E_pool[g(p)^2], S ~ the pool's predictive on n trials."""
     g_hat, _ = unbiased_table(c, n)
-    mean, var, _ = moments_rows(np.zeros(a.size, np.int64), np.zeros(a.size, np.int64), a, b, c[:, None])
-    eg2 = float(w @ (var[:, 0] + mean[:, 0] ** 2))
-    return max(float(pmf @ g_hat**2) - eg2, 0.0)
+    return max(float(mix.predictive(n) @ g_hat**2) - _pool_g2(mix, c)[1], 0.0)
 
 
 def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: float | None = None,
@@ -227,12 +220,11 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
     if max_trials < k:
         raise ValueError(f"{label} needs at least {k} trials per question; max_trials={max_trials} (the largest "
                          f"design considered) must be at least {k}")
-    a, b, w = pool_of(counts, prior)
-    mean, var, _ = moments_rows(np.zeros(a.size, np.int64), np.zeros(a.size, np.int64), a, b, c[:, None])
-    eg = float(w @ mean[:, 0])
-    sigma_b2 = max(float(w @ (var[:, 0] + mean[:, 0] ** 2)) - eg * eg, 0.0)
+    mix = pool_of(counts, prior)
+    eg, eg2 = _pool_g2(mix, c)
+    sigma_b2 = max(eg2 - eg * eg, 0.0)
     ns = np.arange(k, max_trials + 1)
-    sw = np.array([_within(c, int(n), a, b, w) for n in ns])  # one small sum per candidate n (<= max_trials)
+    sw = np.array([_within(mix, c, int(n)) for n in ns])  # one small sum per candidate n (<= max_trials)
     per_budget = (sigma_b2 + sw) * (question_cost + ns)
     best = int(ns[np.argmin(per_budget)])
     table = pd.DataFrame({"trials": ns, "sigma_w2": sw, "var_per_budget": per_budget})
@@ -243,11 +235,11 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
         total = int(round(n_now * M + budget))  # spread evenly: r questions get one trial more than the others
         n_more, r = divmod(total, M)
         if n_more >= k:
-            more = ((M - r) * (sigma_b2 + _within(c, n_more, a, b, w))
-                    + r * (sigma_b2 + _within(c, n_more + 1, a, b, w))) / M**2
+            more = ((M - r) * (sigma_b2 + _within(mix, c, n_more))
+                    + r * (sigma_b2 + _within(mix, c, n_more + 1))) / M**2
         added = budget / (question_cost + best)
         n_cur = max(int(round(n_now)), k)
-        v_cur = sigma_b2 + _within(c, n_cur, a, b, w)
+        v_cur = sigma_b2 + _within(mix, c, n_cur)
         new = (M * v_cur + added * (sigma_b2 + sw[best - k])) / (M + added) ** 2
         if more is None:
             more = float("inf")

@@ -70,33 +70,33 @@ GRID = 4001
 _BLOCK = 1 << 22  # cells (observations x grid points) per block: bounds memory at about 100 MB
 
 
-def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, float, float]):
+def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, float]):
     """``lambda_t`` for each new observation (from the earlier ones only) and the updated running sums.
 
-    ``state`` = (t, sum x, sum (x_i - mu_i)^2, unused) before ``x``.
+    ``state`` = (t, sum x, sum (x_i - mu_i)^2) before ``x``.
     """
-    t0, sx, sv, _ = state
+    t0, sx, sv = state
     t = t0 + np.arange(1, x.size + 1)  # the index of each new observation
     csum = sx + np.cumsum(x)
     mu = (0.5 + csum) / (t + 1.0)  # mu_hat_t, which includes x_t
     csv = sv + np.cumsum((x - mu) ** 2)
     var_prev = (0.25 + np.concatenate([[sv], csv[:-1]])) / t  # sigma^2_{t-1} = (1/4 + sum_{i<t}) / t
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
-    return lam, (int(t[-1]), float(csum[-1]), float(csv[-1]), 0.0)
+    return lam, (int(t[-1]), float(csum[-1]), float(csv[-1]))
 
 
-def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float, float]):
+def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float]):
     """aGRAPA bets against every candidate ``m`` (Waudby-Smith & Ramdas 2024, Section 5.3): the running
     ``mean(y) / mean(y^2)`` of ``y_i = x_i - m`` over the earlier observations (one pseudo-observation with
     ``y^2 = 1/4`` keeps it finite), the Kelly-optimal fraction to first order.  Returns ``(T, G)`` signed bets
-    and the updated sums ``(t, sum x, sum x^2, unused)``."""
-    t0, s1, s2, _ = state
+    and the updated sums ``(t, sum x, sum x^2)``."""
+    t0, s1, s2 = state
     c1 = s1 + np.concatenate([[0.0], np.cumsum(x)[:-1]])  # sums over the earlier observations
     c2 = s2 + np.concatenate([[0.0], np.cumsum(x * x)[:-1]])
     k = (t0 + np.arange(x.size))[:, None].astype(np.float64)  # how many came before
     num = c1[:, None] - k * m[None, :]
     den = 0.25 + c2[:, None] - 2.0 * m[None, :] * c1[:, None] + k * m[None, :] ** 2
-    return num / den, (t0 + x.size, s1 + float(x.sum()), s2 + float((x * x).sum()), 0.0)
+    return num / den, (t0 + x.size, s1 + float(x.sum()), s2 + float((x * x).sum()))
 
 
 def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.ndarray, logm0: np.ndarray,
@@ -162,7 +162,7 @@ class BettingCS:
         self._logp = np.zeros(self._m.size)
         self._logm = np.zeros(self._m.size)
         self._runmax = np.zeros(self._m.size)
-        self._state = (0, 0.0, 0.0, 0.0)
+        self._state = (0, 0.0, 0.0)
         self._threshold = math.log(1.0 / self.alpha)
         self._sum = 0.0
 

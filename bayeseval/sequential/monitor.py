@@ -458,10 +458,3 @@ class SequentialCompare(Sequential):
         else:
             spent = 2 * self._samples_arg(samples, xa.size)
         return self._feed(xa - xb, spent)
-
-
-def status_table(statuses: dict) -> str:
-    """Several statuses side by side (one row each)."""
-    rows = [[name, s.questions, s.samples, f"{s.estimate:+.4f}", f"[{s.lower:.4f}, {s.upper:.4f}]",
-             s.decision or "continue"] for name, s in statuses.items()]
-    return text_table(["", "questions", "samples", "estimate", "sequence", "decision"], rows)

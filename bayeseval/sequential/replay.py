@@ -98,17 +98,6 @@ def _draws(rng: np.random.Generator, arr_a, arr_b, obs_a, obs_b, trials: int, ho
     return xa, xb
 
 
-def _cumcount(q: np.ndarray) -> np.ndarray:
-    """How many times each entry's value occurred before it."""
-    order = np.argsort(q, kind="stable")
-    sq = q[order]
-    start = np.r_[0, np.flatnonzero(np.diff(sq)) + 1]
-    run = np.arange(sq.size) - np.repeat(start, np.diff(np.r_[start, sq.size]))
-    out = np.empty_like(run)
-    out[order] = run
-    return out
-
-
 def _pick(rng: np.random.Generator, observed: np.ndarray, trials: int) -> np.ndarray:
     """``trials`` random observed trials per question (rows), without replacement."""
     keys = rng.random(observed.shape)

@@ -18,13 +18,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import hypergeom
 
 from .. import validate as V
+from ..metrics.engine import Bernstein, score_table
 from ..scores import Scores, to_outcomes
 from ..targets import MetricSpec, parse
 
 __all__ = ["question_values", "unbiased_table"]
+
+
+def _coefficients(spec: MetricSpec) -> np.ndarray:
+    """The payoff vector of a metric with a per-question unbiased score (avg is ``[0, 1]``)."""
+    if spec.kind == "mean" and spec.name != "bayes" and "w" not in spec.params:
+        return np.array([0.0, 1.0])
+    if spec.kind == "bernstein":
+        return np.asarray(spec.coefficients, dtype=np.float64)
+    raise ValueError(f"metric {spec.label!r} has no per-question unbiased estimate for sequential monitoring; "
+                     "use avg or an @k metric (pass@k, pass^k, maj@k, ...)")
 
 
 def unbiased_table(metric: Any, n: int, **params) -> tuple[np.ndarray, tuple[float, float]]:
@@ -35,21 +45,11 @@ def unbiased_table(metric: Any, n: int, **params) -> tuple[np.ndarray, tuple[flo
     """
     spec = metric if isinstance(metric, MetricSpec) else parse(metric, **params)
     n = V.integer(n, "trials", minimum=1)
-    if spec.kind == "mean" and spec.name != "bayes" and "w" not in spec.params:
-        c = np.array([0.0, 1.0])
-    elif spec.kind == "bernstein":
-        c = np.asarray(spec.coefficients, dtype=np.float64)
-    else:
-        raise ValueError(f"metric {spec.label!r} has no per-question unbiased estimate for sequential monitoring; "
-                         "use avg or an @k metric (pass@k, pass^k, maj@k, ...)")
+    c = _coefficients(spec)
     k = c.size - 1
     if k > n:
         raise ValueError(f"{spec.label} needs at least {k} trials per question, got {n}")
-    s = np.arange(n + 1)
-    j = np.arange(k + 1)
-    pmf = hypergeom.pmf(j[None, :], n, s[:, None], k)  # P(j correct among k drawn from n with s correct)
-    table = np.clip(pmf @ c, c.min(), c.max())
-    return table, (float(c.min()), float(c.max()))
+    return score_table(c[:, None], n)[:, 0], (float(c.min()), float(c.max()))
 
 
 def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: Any = None, missing: Any = None,
@@ -75,12 +75,5 @@ def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: 
             raise ValueError(f"{name} holds categories above 1; give their weights w (one per category)")
         table, wv = counts.table_for(w)
         return table @ wv / counts.n, (float(wv.min()), float(wv.max()))
-    n = counts.n
-    s = counts.successes(spec.label)
-    values = np.empty(counts.M)
-    lo_hi = (0.0, 1.0)
-    for trials in np.unique(n):  # one table per distinct trial count (usually one)
-        table, lo_hi = unbiased_table(spec, int(trials))
-        at = n == trials
-        values[at] = table[s[at]]
-    return values, lo_hi
+    c = _coefficients(spec)
+    return counts.per_question(Bernstein(c, spec.label).point_states(counts)), (float(c.min()), float(c.max()))
