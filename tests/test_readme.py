@@ -62,12 +62,15 @@ def test_sequential_numbers_quoted_are_the_benchmark_results():
         assert "0.5-2.2%" in text and "23-41%" in text and "18-33%" in text
     assert "0.1-2.7%" in docs
     replay = (ROOT / "benchmarks" / "results_replay.md").read_text(encoding="utf-8")
-    savings, fixed = _column(replay, 7), _column(replay, 10)
-    assert "**12.2x**" in savings and "**50.5x**" in savings
+    savings, fixed, null = _column(replay, 7), _column(replay, 10), _column(replay, 11)
+    assert "**12.3x**" in savings and "**50.1x**" in savings
     clear = [float(v) for v in fixed if v != "-"]
-    assert (min(clear), max(clear)) == (1.48, 1.86)
+    assert (min(clear), max(clear), round(sum(clear) / len(clear), 2)) == (1.76, 2.41, 2.09)
+    typei_null = [float(v.rstrip("%")) for v in null]
+    assert (min(typei_null), max(typei_null)) == (0.0, 4.8) and max(typei_null) <= 5.0
     for text in (comparisons, docs):
-        assert "12.2x" in text and "50.5x" in text and "1.48" in text and "1.86x" in text
+        assert "12.3x" in text and "50.1x" in text and "1.76" in text and "2.41x" in text and "2.09x" in text
+        assert "0.0-4.8%" in text
 
 
 def test_the_readme_tour_numbers():

@@ -223,7 +223,7 @@ def test_question_values_match_estimate_and_cover_scores_and_grades():
     G = np.array([[0, 2, 1], [2, 2, 2]])
     x, r = question_values(G, w=[0, 0.5, 1])
     np.testing.assert_allclose(x, [0.5, 1.0])
-    with pytest.raises(ValueError, match="k must satisfy 1 <= k <= N \(N=3\), got k=4"):
+    with pytest.raises(ValueError, match=r"k must satisfy 1 <= k <= N \(N=3\), got k=4"):
         question_values(R[:, :3], "pass@4")
     with pytest.raises(ValueError, match="supports metric avg"):
         question_values(S, "pass@2", score_range=(1, 5))
@@ -236,9 +236,40 @@ def test_replay_of_game_of_24_saves_more_than_half_the_samples():
     assert r.full_decision == "B better"  # IO 7.3% vs CoT 4.0% (Yao et al. 2023, Table 2)
     assert r.agree >= 0.95 and r.other == 0.0
     assert r.full_samples == 20000 and r.savings > 5
-    assert r.fixed_samples is not None and r.fixed_agree >= min(r.agree, 0.995)
-    assert r.fixed_samples > r.mean_samples  # the power-matched fixed design needs more
-    assert "sequential (1 trial(s) per draw)" in r.summary()
+    # the fixed design: the paired test's size at 99.5% power from the draw's exact moments, computed here from the
+    # per-question rates (one trial per draw: x ~ Bernoulli(rate of the drawn question), A and B independent)
+    pa, pb = s.matrix("gpt-4 CoT").mean(axis=1), s.matrix("gpt-4 IO").mean(axis=1)
+    delta = np.mean(pa - pb)
+    var = np.mean(pa + pb - 2 * pa * pb) - delta**2
+    m = math.ceil((stats.norm.ppf(0.975) + stats.norm.ppf(0.995)) ** 2 * var / delta**2)
+    assert r.fixed_questions == m == 1701 and r.fixed_samples == 2 * m
+    assert r.fixed_agree >= 0.98  # the t-test's power there, by subsampling (400 fresh replays)
+    assert r.fixed_samples > 1.5 * r.mean_samples  # the power-matched fixed design needs more
+    assert r.null_replays == 40 and r.null_decided <= 0.1  # A and B swapped at random per draw: the level holds
+    text = r.summary()
+    assert "sequential (1 trial(s) per draw)" in text and "null replays" in text and "type-I error" in text
+
+
+def test_replay_fixed_design_moments_are_exact():
+    """_draw_moments (hypergeometric over each question's recorded trials, or the without-replacement variance of a
+    subset mean) against 400,000 simulated draws, for 0/1 with pass@2 of 3, graded and scores, with missing trials."""
+    from bayeseval.sequential.replay import _draw_moments, _draws
+
+    rng = np.random.default_rng(0)
+    A, B = rng.integers(0, 2, (9, 7)).astype(float), rng.integers(0, 2, (9, 7)).astype(float)
+    A[0, 3] = np.nan
+    G, H = rng.integers(0, 3, (9, 7)).astype(float), rng.integers(0, 3, (9, 7)).astype(float)
+    G[2, 1] = np.nan
+    S, T = rng.random((9, 7)), rng.random((9, 7))
+    cases = [(A, B, 3, ("binary", None, unbiased_table("pass@2", 3)[0])),
+             (G, H, 2, ("graded", np.array([0.0, 0.5, 1.0]), None)), (S, T, 3, ("scores", (0.0, 1.0), None))]
+    for X, Y, trials, how in cases:
+        ox, oy = ~np.isnan(X), ~np.isnan(Y)
+        delta, var = _draw_moments(X, Y, ox, oy, trials, how)
+        xa, xb = _draws(rng, X, Y, ox, oy, trials, how, 400_000)
+        d = xa - xb
+        assert d.mean() == pytest.approx(delta, abs=4 * math.sqrt(var / d.size))
+        assert d.var() == pytest.approx(var, rel=0.02)
 
 
 def test_replay_draws_target_the_full_datas_value_and_never_run_out():

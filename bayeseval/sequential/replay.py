@@ -9,11 +9,18 @@ of its N trials (a random subset, per model), feeds the per-question scores to a
   population scope: what a report of the full run would say);
 * the **sequential design**: samples spent until it stopped (mean and median), and how often it reached
   the full-data decision, the opposite one (an error) or none (it ran out of questions: undecided);
-* a **fixed design with the same error rates**: the fewest questions ``m`` (same ``trials`` per question)
-  whose paired t-test at level ``alpha`` reaches the full-data decision at least as often as the
-  sequential design did, found on the same data by subsampling; this is an *oracle* design (it is sized
-  knowing the effect), the strongest fixed competitor there is (sized only when the sequential design
-  reaches the decision in at least 80% of replays);
+* a **fixed design with the same error rates**: the textbook size of a two-sided paired test at level
+  ``alpha`` with the sequential design's rate of reaching the full-data decision as its power (at most
+  99.5%), ``m = (z_{1-alpha/2} + z_power)^2 sigma^2 / delta^2`` draws, from the *exact* mean ``delta`` and
+  variance ``sigma^2`` of one draw's difference (hypergeometric over each question's recorded trials); the
+  paired t-test's power at that size is then checked by subsampling (``fixed_agree``).  It is an *oracle*
+  design (sized knowing the effect), the strongest fixed competitor there is (sized only when the
+  sequential design reaches the decision in at least 80% of replays).  Taking instead the first size at
+  which a simulated power curve crosses the target picks a size whose true power is lower (the curve's
+  noise crosses early: 98.6% instead of 99.5% on Game of 24 with 400 subsamples per size);
+* the sequential design's **type-I error on these data**: the same study on ``null_replays`` replays in
+  which each draw's two models are swapped at random (the differences' signs flipped), so the mean
+  difference is exactly 0 with the data's own spread; the share that decided a winner by the budget;
 * the ratios "full data / sequential" and "fixed / sequential".
 
 Questions are drawn with replacement and every draw gets fresh trials, so the sequence is exact for
@@ -27,12 +34,13 @@ decides only by a small margin, the sequential study may use all the data and st
 >>> A = rng.binomial(1, np.clip(p + 0.2, 0, 1)[:, None], size=(300, 20))
 >>> B = rng.binomial(1, p[:, None], size=(300, 20))
 >>> r = replay(A, B, trials=1, replays=40, seed=0, fixed_replays=40)
->>> r.full_decision, r.agree > 0.9, r.full_samples / r.mean_samples > 2
-('A better', True, True)
+>>> r.full_decision, r.agree > 0.9, r.full_samples / r.mean_samples > 2, r.null_decided <= 0.05
+('A better', True, True, True)
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,6 +137,8 @@ class Replay(Result):
     fixed_questions: int | None
     fixed_samples: int | None
     fixed_agree: float | None
+    null_replays: int
+    null_decided: float
     seed: int
     samples: np.ndarray = field(repr=False, default=None)
     decisions: np.ndarray = field(repr=False, default=None)
@@ -142,7 +152,7 @@ class Replay(Result):
         return {k: getattr(self, k) for k in (
             "names", "metric", "M", "N", "trials", "alpha", "until", "replays", "full_decision", "full_p_a_better",
             "full_samples", "mean_samples", "median_samples", "mean_questions", "agree", "other", "undecided",
-            "fixed_questions", "fixed_samples", "fixed_agree", "seed")} | {"savings": self.savings}
+            "fixed_questions", "fixed_samples", "fixed_agree", "null_replays", "null_decided", "seed")} | {"savings": self.savings}
 
     def to_frame(self):
         import pandas as pd
@@ -166,20 +176,23 @@ class Replay(Result):
                          f"{self.fixed_samples:,}", f"{self.full_samples / self.fixed_samples:.2f}",
                          f"same {self.fixed_agree:.1%}"])
         else:
-            rows.append(["fixed, same rate", "none within the data", "-", "-",
-                         "no fixed size reaches the sequential design's rate"])
+            rows.append(["fixed, same rate", "not sized", "-", "-",
+                         "the sequential design reaches the full data's decision in under 80% of replays"])
+        rows.append(["sequential, null replays (A and B swapped at random per draw)", f"{self.null_replays} replays",
+                     "-", "-", f"decided a winner {self.null_decided:.1%} (type-I error, alpha {self.alpha:g})"])
         head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} replays, until '{self.until}', alpha "
                 f"{self.alpha:g}; a replay that has not stopped by the full data's sample count is undecided")
         if self.fixed_samples is not None:
-            head += (f"\nfixed design: the fewest draws whose paired t-test reaches the full data's decision at least "
-                     f"as often as the sequential study (at most {FIXED_POWER_CAP:.1%}); sequential saves "
+            head += (f"\nfixed design: the paired test's size for the sequential study's rate of the full data's decision "
+                     f"as power (at most {FIXED_POWER_CAP:.1%}), from the exact mean and variance of a draw (t-test "
+                     f"power there by subsampling: {self.fixed_agree:.1%}); sequential saves "
                      f"{self.fixed_samples / self.mean_samples:.2f}x against it")
         return "\n".join([head, text_table(["design", "size", "samples", "full / design", "decision"], rows)])
 
 
 def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int = 200, until: Any = None,
            alpha: float = 0.05, seed: int = 0, names=("A", "B"), w: Any = None, score_range: Any = None,
-           fixed_replays: int | None = None, **metric_params) -> Replay:
+           fixed_replays: int | None = None, null_replays: int | None = None, **metric_params) -> Replay:
     """Replay a paired run (A and B on the same questions, rows in the same order) as a sequential study.
 
     Parameters
@@ -191,13 +204,15 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     replays : random orders replayed.
     until : stopping rule (words or :class:`~bayeseval.sequential.StopRule`; default ``decided``).
     alpha : the sequence's error level, and the fixed design's test level.
-    fixed_replays : subsamples per size when sizing the fixed design (default ``replays``).
+    fixed_replays : subsamples checking the fixed design's t-test power (default ``max(replays, 400)``).
+    null_replays : replays with A and B swapped at random per draw, for the type-I error (default ``replays``).
     """
     names = tuple(map(str, names))
     trials = V.integer(trials, "trials", minimum=1)
     replays = V.integer(replays, "replays", minimum=1)
     fixed_replays = max(replays, 400) if fixed_replays is None else V.integer(fixed_replays, "fixed_replays",
                                                                               minimum=1)
+    null_replays = replays if null_replays is None else V.integer(null_replays, "null_replays", minimum=0)
     seed = V.integer(seed, "seed", minimum=0)
     alpha = V.confidence(alpha, "alpha")
     rule = parse_until(until)
@@ -231,11 +246,15 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     rng = np.random.default_rng(seed)
     grid = 1001 if rule.width is None else None  # the null and ROPE edges are exact points; only a width needs a fine grid
     budget = max(1, full_samples // (2 * trials))  # draws: a replay may spend as many samples as the full data
-    spent = np.empty(replays)
-    asked = np.empty(replays)
-    decisions = np.empty(replays, dtype=object)
-    for r in range(replays):  # one sequential study per replay (each vectorised over its draws)
-        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table), budget)
+    how = (kind_a, extra_a, table)
+
+    def study(rng: np.random.Generator, swap: bool) -> tuple[str | None, float, float]:
+        """One sequential study on a fresh replay (with A and B swapped at random per draw if ``swap``):
+        its decision, draws and samples until it stopped (undecided: the whole budget)."""
+        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, how, budget)
+        if swap:
+            flip = rng.random(budget) < 0.5
+            xa, xb = np.where(flip, xb, xa), np.where(flip, xa, xb)
         seq = SequentialCompare(lo, hi, alpha=alpha, until=rule, names=names, grid=grid)
         start, step = 0, 64
         while start < xa.size:  # fed in growing chunks: a study that stops early costs little
@@ -243,33 +262,71 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
             if st.stop:
                 break
             start, step = start + step, 2 * step
-        decisions[r] = st.decision if st.decision in ("A better", "B better", "equivalent") else None
-        asked[r] = st.stopped_at if st.stopped_at is not None else xa.size  # undecided: the whole budget
-        spent[r] = st.samples_at_stop if st.samples_at_stop is not None else full_samples
+        decision = st.decision if st.decision in ("A better", "B better", "equivalent") else None
+        return (decision, st.stopped_at if st.stopped_at is not None else xa.size,
+                st.samples_at_stop if st.samples_at_stop is not None else full_samples)
+
+    runs = [study(rng, False) for _ in range(replays)]  # one study per replay (each vectorised over its draws)
+    decisions = np.array([d for d, _, _ in runs], dtype=object)
+    asked = np.array([q for _, q, _ in runs], dtype=np.float64)
+    spent = np.array([n for _, _, n in runs], dtype=np.float64)
+    nrng = np.random.default_rng(seed + 2)
+    null_decided = float(np.mean([study(nrng, True)[0] in ("A better", "B better") for _ in range(null_replays)])
+                         ) if null_replays else float("nan")
     agree = float(np.mean(decisions == full_decision)) if full_decision else float(np.mean(decisions == None))  # noqa: E711
     other = float(np.mean([d is not None and d != full_decision for d in decisions]))
     undecided = float(np.mean(decisions == None))  # noqa: E711
     fixed_m, fixed_rate = None, None
     if full_decision is not None and agree >= 0.8:  # a fixed design matching a rarely-deciding study means nothing
         sign = 1.0 if full_decision == "A better" else -1.0
-        frng = np.random.default_rng(seed + 1)
-        hits = np.zeros(budget)
-        for _ in range(fixed_replays):  # a fixed study of m draws is the first m draws of a fresh replay
-            xa, xb = _draws(frng, arr_a, arr_b, obs_a, obs_b, trials, (kind_a, extra_a, table), budget)
-            hits += _t_rejects(xa - xb, alpha, sign)
-        rate = hits / fixed_replays
-        target = min(agree, FIXED_POWER_CAP)
-        ok = np.flatnonzero(rate >= target)
-        if ok.size:
-            fixed_m, fixed_rate = int(ok[0]) + 1, float(rate[ok[0]])
+        delta, var = _draw_moments(arr_a, arr_b, obs_a, obs_b, trials, how)
+        if sign * delta > 0:
+            power = min(agree, FIXED_POWER_CAP)
+            z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+            fixed_m = max(2, math.ceil(z * z * var / delta**2))
+            frng = np.random.default_rng(seed + 1)
+            hits = 0
+            for _ in range(fixed_replays):  # the t-test's power at that size, on fresh replays
+                xa, xb = _draws(frng, arr_a, arr_b, obs_a, obs_b, trials, how, fixed_m)
+                hits += bool(_t_rejects(xa - xb, alpha, sign)[-1])
+            fixed_rate = hits / fixed_replays
     return Replay(
         names=names, metric=spec.label, M=M, N=(arr_a.shape[1], arr_b.shape[1]), trials=trials, alpha=alpha,
         until=rule.words(), replays=replays, full_decision=full_decision, full_p_a_better=float(full.p_a_better),
         full_samples=full_samples, mean_samples=float(spent.mean()), median_samples=float(np.median(spent)),
         mean_questions=float(asked.mean()), agree=agree, other=other, undecided=undecided,
         fixed_questions=fixed_m, fixed_samples=None if fixed_m is None else 2 * trials * fixed_m,
-        fixed_agree=fixed_rate, seed=seed, samples=spent, decisions=decisions,
+        fixed_agree=fixed_rate, null_replays=null_replays, null_decided=null_decided, seed=seed, samples=spent,
+        decisions=decisions,
     )
+
+
+def _draw_moments(arr_a, arr_b, obs_a, obs_b, trials: int, how) -> tuple[float, float]:
+    """Exact mean and variance of one draw's difference ``x_a - x_b`` (see :func:`_draws`): a question uniformly,
+    then per model the score of a uniformly random ``trials``-subset of its recorded trials (independently).
+
+    0/1 outcomes: ``s ~ Hypergeom(n_q, c_q, trials)`` correct in the subset, score ``table[s]``.  Graded and
+    scores: the subset mean of the recorded values, variance ``sigma_q^2 / trials * (n_q - trials) / (n_q - 1)``
+    (sampling without replacement)."""
+    kind, extra, table = how
+
+    def per_question(arr, obs):
+        n = obs.sum(axis=1)
+        if kind == "binary":
+            c = np.where(obs, arr, 0.0).sum(axis=1)
+            pmf = stats.hypergeom.pmf(np.arange(trials + 1)[None, :], n[:, None], c[:, None], trials)
+            return pmf @ table, pmf @ (table * table)
+        vals = extra[np.where(obs, arr, 0).astype(np.int64)] if kind == "graded" else np.where(obs, arr, 0.0)
+        mean = np.where(obs, vals, 0.0).sum(axis=1) / n
+        pop_var = np.where(obs, (vals - mean[:, None]) ** 2, 0.0).sum(axis=1) / n
+        fpc = np.where(n > 1, (n - trials) / np.maximum(n - 1, 1), 0.0)
+        return mean, mean**2 + pop_var / trials * fpc
+
+    ma, sa = per_question(arr_a, obs_a)
+    mb, sb = per_question(arr_b, obs_b)
+    delta = float(np.mean(ma - mb))
+    second = float(np.mean(sa + sb - 2.0 * ma * mb))
+    return delta, max(second - delta**2, 0.0)
 
 
 def _t_rejects(d: np.ndarray, alpha: float, sign: float) -> np.ndarray:
