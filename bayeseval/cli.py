@@ -272,22 +272,23 @@ def _same_id_types(runs) -> bool:
     return len({type(i) for r in runs for i in r.ids}) <= 1
 
 
-def _binary_runs(data, what: str):
-    """The 0/1 runs of a one-dataset OutcomeSet (graded runs are named in a warning) and whether ids need str."""
+def _ungraded_runs(data, what: str):
+    """The 0/1 and score runs of a one-dataset OutcomeSet (graded runs are left out, named in a warning) and whether
+    ids need str (0/1 runs alone: :func:`_is_binary_run`)."""
     data = _one_dataset(data, what)
-    binary = [r for r in data if r.weights is None]
+    kept = [r for r in data if r.weights is None]
     graded = [r.model for r in data if r.weights is not None]
     if graded:
         _warn(f"{what} compares 0/1 outcomes or scores; left out graded (categorical) model(s): {', '.join(graded)} "
               "(--scores LO,HI compares them by their mean score)")
-    return binary, not _same_id_types(binary)
+    return kept, not _same_id_types(kept)
 
 
 def _baseline_comparisons(data, args, metric: str):
     """compare(model, baseline) for every other model: the Δ column's family is these K - 1 comparisons."""
     from .comparison import compare
 
-    binary, str_ids = _binary_runs(data, "--baseline")
+    binary, str_ids = _ungraded_runs(data, "--baseline")
     names = [r.model for r in binary]
     if args.baseline not in names:
         raise UsageError(f"--baseline: no model {args.baseline!r} with 0/1 outcomes; models: {names}")
@@ -312,7 +313,7 @@ def _one_dataset(data, what: str):
 def _ranking(data, args, metric: str):
     from .comparison import compare_all
 
-    binary, str_ids = _binary_runs(data, "rank")
+    binary, str_ids = _ungraded_runs(data, "rank")
     if len(binary) < 2:
         raise UsageError("ranking needs at least two models with 0/1 outcomes or scores (--scores LO,HI)")
     models = {r.model: r.counts(str_ids) for r in binary}
