@@ -129,6 +129,38 @@ def run_cell(args):
             {"|".join(k): v / reps for k, v in width.items()})
 
 
+def _noise_table(cov, cells, reps) -> list[str]:
+    """Cells outside the floor beyond Monte-Carlo noise: the exact (Clopper-Pearson) interval of the cell's
+    coverage lies wholly below the floor (93%, or 91% at M = 15) or above 97% (M >= 30), at 95% per cell and
+    with a Bonferroni correction over the row's cells (hundreds of cells at 95% flag some by chance alone)."""
+    out = ["", "## Cells outside the floor beyond Monte-Carlo noise (exact interval, k <= N, N >= 4)", "",
+           "A cell counts when the exact binomial interval of its coverage lies wholly outside the floor (below 93%, "
+           "91% at M = 15; above 97% at M >= 30): at 95% per cell, and at 95% over the row's cells together "
+           "(Bonferroni).", "",
+           "| metric | scope | cells | below: per cell / all cells | above: per cell / all cells | below over all cells (coverage, pool, M, N) |",
+           "|---|---|---|---|---|---|"]
+    for metric in METRICS[:4]:
+        for scope in SCOPES:
+            mine = [c for c in cells if c[1] >= 4]
+            counts = {"below": [0, 0], "above": [0, 0]}
+            named = []
+            for c in mine:
+                r = reps[c]
+                x = round(cov[c][f"{metric}|{scope}|exact"] * r)
+                floor_lo = 0.91 if c[0] == 15 else 0.93
+                for j, level in enumerate((0.95, 1 - 0.05 / len(mine))):
+                    ci = stats.binomtest(x, r).proportion_ci(level, "exact")
+                    if ci.high < floor_lo:
+                        counts["below"][j] += 1
+                        if j == 1:
+                            named.append(f"{100 * x / r:.0f} ({c[2]}, {c[0]}, {c[1]})")
+                    if c[0] >= 30 and ci.low > 0.97:
+                        counts["above"][j] += 1
+            out.append(f"| {metric} | {scope} | {len(mine)} | {counts['below'][0]} / {counts['below'][1]} | "
+                       f"{counts['above'][0]} / {counts['above'][1]} | {', '.join(named) or '-'} |")
+    return out
+
+
 def render(cov, wid, tasks, elapsed, args) -> str:
     reps = sorted({t[3] for t in tasks})
     cells = sorted(cov, key=lambda c: (c[2], c[0], c[1]))
@@ -158,6 +190,7 @@ def render(cov, wid, tasks, elapsed, args) -> str:
             out.append(f"| {metric} | {scope} | {lo1:.1f} ({c1[2]}, M={c1[0]}, N={c1[1]}) / {hi1:.1f} "
                        f"({c1b[2]}, M={c1b[0]}, N={c1b[1]}) | {lo2:.1f} ({c2[2]}, N={c2[1]}) | {n1} |")
     out = [x.replace("nan (-, M=0, N=0) / nan (-, M=0, N=0)", "-").replace("nan (-, N=0)", "-") for x in out]  # --ns
+    out += _noise_table(cov, cells, {(t[0], t[1], t[2]): t[3] for t in tasks})
     out += ["", "## pass@2N (k > N: extrapolated by the population model; flagged in the result)", "",
             "| scope | min | median | max |", "|---|---|---|---|"]
     for scope in SCOPES:
@@ -202,7 +235,8 @@ def main(argv=None) -> int:
     tasks.sort(key=lambda t: -t[0] * t[1])  # the longest cells first
     cov, wid, elapsed = run_cells(run_cell, tasks, args.workers)
     report = render(cov, wid, tasks, elapsed, args)
-    return finish(report, args.out, args.json, {"|".join(map(str, k)): v for k, v in cov.items()})
+    return finish(report, args.out, args.json, {"|".join(map(str, k)): {"coverage": v, "width": wid[k]}
+                                                 for k, v in cov.items()})
 
 
 if __name__ == "__main__":
