@@ -1152,7 +1152,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp = _sub(sub, "replay", "replay a finished A vs B run as if sampled live: samples a sequential study saves",
               "Draw questions at random (with replacement) and fresh trials of each, as a live study would, until "
               "the stopping rule holds; repeat --replays times. Reports the samples spent against the full data and "
-              "against the smallest fixed design reaching the full data's decision as often, with the error rates.",
+              "against the fixed design with the same error rates (a paired test whose power is the sequential "
+              "study's rate of the full data's decision), and the type-I error on replays with A and B swapped at "
+              "random per draw.",
               "  bayeseval replay --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --trials 1\n"
               "  bayeseval replay new.csv base.csv --metric pass@4 --trials 4 --replays 500")
     _add_pair(rp)

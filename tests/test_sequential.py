@@ -250,6 +250,18 @@ def test_replay_of_game_of_24_saves_more_than_half_the_samples():
     assert "sequential (1 trial(s) per draw)" in text and "null replays" in text and "type-I error" in text
 
 
+def test_replay_says_why_no_fixed_design_is_sized():
+    """No decision in the full data, a constant difference (no test needed), no null replays: a reason, no NaN."""
+    r = replay(np.ones((50, 4)), np.zeros((50, 4)), replays=5, null_replays=0)
+    assert r.full_decision == "A better" and r.fixed_samples is None and r.null_decided is None
+    assert r.fixed_note == "every draw's difference is the same number: no test is needed"
+    assert "NaN" not in r.to_json() and "null replays" not in r.summary()
+    X = np.random.default_rng(0).integers(0, 2, (60, 4))
+    r = replay(X, X[:, ::-1], replays=5, null_replays=5)
+    assert r.full_decision is None and r.fixed_note.startswith("the full data decide nothing")
+    assert r.null_decided == 0.0 and "decided a winner 0.0%" in r.summary()
+
+
 def test_replay_fixed_design_moments_are_exact():
     """_draw_moments (hypergeometric over each question's recorded trials, or the without-replacement variance of a
     subset mean) against 400,000 simulated draws, for 0/1 with pass@2 of 3, graded and scores, with missing trials."""

@@ -10,7 +10,8 @@ and uses a pool model only for what they cannot say:
   misfitting pool.
 * **Benchmark scope** (these M questions): ``theta_B = ghat - e``, ``e = (1/M) sum_i e_i`` the estimator's
   error, ``e_i = ghat_i - g(p_i)``.  Its law per question is the posterior predictive: ``p* ~ p_i | s_i``,
-  ``s* ~ Bin(n_i, p*)``, ``e_i = ghat(s*) - g(p*)`` (skewness included).  Its variance
+  ``s* ~ Bin(n_i, p*)``, ``e_i = ghat(s*) - g(p*)``; the interval uses its variance, not its skew (see
+  *Shape* below).  Its variance
   ``E[Var(ghat_i | p) | s_i]`` is closed form: ``E[ghat^2 | p]`` is the Bernstein polynomial of degree
   ``n_i`` with coefficients ``ghat(t)^2``.  ``p_i | s_i`` is the posterior under the fitted pool
   (:class:`bayeseval.priors.BetaMixture`, a fine-grid mixture of Betas with weighted-likelihood-bootstrap
@@ -22,7 +23,8 @@ and uses a pool model only for what they cannot say:
   variance estimate (``n >= 2k`` there; ``tests/test_robust.py``); coverage per pool in
   ``benchmarks/results_coverage_robust.md``.
 * **Shape** (benchmark scope, every question with at least 2 trials): draws are normal, ``N(ghat, sd^2)``
-  with ``sd^2 = (1/M^2) sum_i E[Var(ghat_i | p) | s_i]`` (clipped to the metric's range), not the predicted
+  with ``sd^2 = (1/M^2) sum_i E[Var(ghat_i | p) | s_i]`` (clipped to the metric's range; geospectrum's two
+  components drawn jointly and combined), not the predicted
   error law itself.  That law's skewness follows the realised counts: when a high-p question's count comes
   out low, the law predicted from it is short on exactly the side where the truth lies.  On pass^16 from
   64 trials (Beta(2,5) pool, M = 100) the skewed law covered 81% and the symmetric interval with the same
@@ -291,9 +293,13 @@ class RobustPosterior(_BinaryPosterior):
             y = np.stack([bernstein_eval(self.C[:, j], q) for j in range(self.C.shape[1])], axis=-1)
             return self._combine(dp_draws(rows, self.freq, y, rng, DP_CONCENTRATION) + _mvnormal(rng, n, extra))
         if not self.extrapolated and int(self.n_u.min()) >= 2:  # symmetric about the unbiased estimate: see the
-            mean, sd = self._moments("benchmark")  # module docstring ("Shape")
+            # module docstring ("Shape"); payoff columns drawn jointly, each kept in its range, then combined
+            # (geospectrum: no delta method, whose sd is 0 where one component's estimate is 0)
+            mean = self.freq @ self._scores() / self.M
+            cov = np.einsum("u,uab->ab", self.freq, self._error_moments()[0]) / self.M**2
+            x = np.clip(mean[None, :] + _mvnormal(rng, n, cov), self.C.min(axis=0), self.C.max(axis=0))
             lo, hi = self.range
-            return np.clip(mean + sd * rng.standard_normal(n), lo, hi)
+            return np.clip(self._combine(x), lo, hi)
         g, _, _ = self.mix.sample(rng, n)
         if not self.extrapolated:  # one trial for some question: the conservative bound, drawn exactly
             return self._error_draws(rng, g)

@@ -137,8 +137,9 @@ class Replay(Result):
     fixed_questions: int | None
     fixed_samples: int | None
     fixed_agree: float | None
+    fixed_note: str | None
     null_replays: int
-    null_decided: float
+    null_decided: float | None
     seed: int
     samples: np.ndarray = field(repr=False, default=None)
     decisions: np.ndarray = field(repr=False, default=None)
@@ -152,7 +153,7 @@ class Replay(Result):
         return {k: getattr(self, k) for k in (
             "names", "metric", "M", "N", "trials", "alpha", "until", "replays", "full_decision", "full_p_a_better",
             "full_samples", "mean_samples", "median_samples", "mean_questions", "agree", "other", "undecided",
-            "fixed_questions", "fixed_samples", "fixed_agree", "null_replays", "null_decided", "seed")} | {"savings": self.savings}
+            "fixed_questions", "fixed_samples", "fixed_agree", "fixed_note", "null_replays", "null_decided", "seed")} | {"savings": self.savings}
 
     def to_frame(self):
         import pandas as pd
@@ -176,10 +177,10 @@ class Replay(Result):
                          f"{self.fixed_samples:,}", f"{self.full_samples / self.fixed_samples:.2f}",
                          f"same {self.fixed_agree:.1%}"])
         else:
-            rows.append(["fixed, same rate", "not sized", "-", "-",
-                         "the sequential design reaches the full data's decision in under 80% of replays"])
-        rows.append(["sequential, null replays (A and B swapped at random per draw)", f"{self.null_replays} replays",
-                     "-", "-", f"decided a winner {self.null_decided:.1%} (type-I error, alpha {self.alpha:g})"])
+            rows.append(["fixed, same rate", "not sized", "-", "-", self.fixed_note])
+        if self.null_decided is not None:
+            rows.append(["sequential, null replays (A and B swapped at random per draw)", f"{self.null_replays} replays",
+                         "-", "-", f"decided a winner {self.null_decided:.1%} (type-I error, alpha {self.alpha:g})"])
         head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} replays, until '{self.until}', alpha "
                 f"{self.alpha:g}; a replay that has not stopped by the full data's sample count is undecided")
         if self.fixed_samples is not None:
@@ -272,15 +273,23 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     spent = np.array([n for _, _, n in runs], dtype=np.float64)
     nrng = np.random.default_rng(seed + 2)
     null_decided = float(np.mean([study(nrng, True)[0] in ("A better", "B better") for _ in range(null_replays)])
-                         ) if null_replays else float("nan")
+                         ) if null_replays else None
     agree = float(np.mean(decisions == full_decision)) if full_decision else float(np.mean(decisions == None))  # noqa: E711
     other = float(np.mean([d is not None and d != full_decision for d in decisions]))
     undecided = float(np.mean(decisions == None))  # noqa: E711
-    fixed_m, fixed_rate = None, None
-    if full_decision is not None and agree >= 0.8:  # a fixed design matching a rarely-deciding study means nothing
+    fixed_m, fixed_rate, fixed_note = None, None, None
+    if full_decision is None:
+        fixed_note = "the full data decide nothing, so there is no decision to size a fixed design for"
+    elif agree < 0.8:  # a fixed design matching a rarely-deciding study means nothing
+        fixed_note = f"the sequential design reaches the full data's decision in {agree:.1%} of replays (< 80%)"
+    else:
         sign = 1.0 if full_decision == "A better" else -1.0
         delta, var = _draw_moments(arr_a, arr_b, obs_a, obs_b, trials, how)
-        if sign * delta > 0:
+        if sign * delta <= 0:
+            fixed_note = "the draws' mean difference does not point the way of the full data's decision"
+        elif var == 0:
+            fixed_note = "every draw's difference is the same number: no test is needed"
+        else:
             power = min(agree, FIXED_POWER_CAP)
             z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
             fixed_m = max(2, math.ceil(z * z * var / delta**2))
@@ -296,7 +305,7 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
         full_samples=full_samples, mean_samples=float(spent.mean()), median_samples=float(np.median(spent)),
         mean_questions=float(asked.mean()), agree=agree, other=other, undecided=undecided,
         fixed_questions=fixed_m, fixed_samples=None if fixed_m is None else 2 * trials * fixed_m,
-        fixed_agree=fixed_rate, null_replays=null_replays, null_decided=null_decided, seed=seed, samples=spent,
+        fixed_agree=fixed_rate, fixed_note=fixed_note, null_replays=null_replays, null_decided=null_decided, seed=seed, samples=spent,
         decisions=decisions,
     )
 
