@@ -26,7 +26,8 @@ pytestmark = pytest.mark.slow
 def test_a_worker_killed_mid_request_is_503_with_retry_after_and_the_pool_recovers():
     s = np.random.default_rng(0).binomial(40, 0.5, 3000)
     slow = {"models": {f"m{i}": {"counts": np.column_stack([40 - s, s]).tolist()} for i in range(8)},
-            "scope": "benchmark", "draws": 100_000, "resamples": 100_000, "pairs": "all", "test": "bootstrap"}
+            "scope": "benchmark", "metric": "pass@64", "draws": 100_000, "resamples": 100_000, "pairs": "all",
+            "test": "bootstrap"}  # pass@64 from 40 trials: extrapolated, seconds per model
     before = _worker_pids()
     with running(Settings(workers=1, timeout=60)) as base, httpx.Client(base_url=base, timeout=90) as c:
         mine = _worker_pids() - before
