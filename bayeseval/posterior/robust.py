@@ -28,9 +28,9 @@ and uses a pool model only for what they cannot say:
   error law itself.  That law's skewness follows the realised counts: when a high-p question's count comes
   out low, the law predicted from it is short on exactly the side where the truth lies.  On pass^16 from
   64 trials (Beta(2,5) pool, M = 100) the skewed law covered 81% and the symmetric interval with the same
-  variance 97%; over the whole grid (7 pools x M x N >= 4, 150 replicates a cell) the symmetric interval
-  had 2 cells significantly below the floor where the skewed one had 9, and no cell was worse beyond
-  Monte-Carlo noise.
+  variance 92-97% (two runs of 150 replicates); over the whole grid (7 pools x M x N >= 4) the skewed law
+  had 9 cells significantly below the floor, the symmetric interval 2 (on the same replicates) and 2 on a
+  fresh run (``benchmarks/results_coverage_robust.md``).
 * **One trial per question** (benchmark scope): ``Var(e_i | p_i) = p_i (1 - p_i)`` cannot be learnt from one
   trial, so those questions take the bound of equally hard questions, ``M_1 pbar (1 - pbar)`` with ``pbar``
   the group's rate (:meth:`RobustPosterior._one_trial`): conservative whatever the pool.
