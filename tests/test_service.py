@@ -500,7 +500,7 @@ def test_runaway_requests_do_not_lock_the_pool():
     s = np.random.default_rng(0).binomial(40, 0.5, 3000)
     A = np.column_stack([40 - s, s]).tolist()  # count table: 40 trials per question
     slow = {"models": {f"m{i}": {"counts": A} for i in range(16)}, "resamples": 100_000, "draws": 100_000,
-            "scope": "benchmark", "pairs": "all", "test": "bootstrap"}
+            "scope": "benchmark", "metric": "pass@64", "pairs": "all", "test": "bootstrap"}  # extrapolated: slow
     small = {"a": {"matrix": [[1, 0], [0, 0], [1, 1]]}}
     before = _worker_pids()
     with running(Settings(workers=2, timeout=2)) as base:
