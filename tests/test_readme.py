@@ -92,3 +92,25 @@ def test_the_readme_stays_short_and_keeps_the_ci_command():
     for name in ("model", "question", "score", "trial", "dataset"):
         assert f"`{name}`" in README
     assert "--question-col" in README and "pass@k" in README and "pass^k" in README
+
+
+def test_scale_numbers_quoted_are_the_benchmark_results():
+    """docs/io.md quotes benchmarks/results_scale.md: 12.8M rows (count_table, DuckDB's GROUP BY, the pandas
+    reader: best seconds and peak memory) and the 1.024e9-row run."""
+    md = (ROOT / "benchmarks" / "results_scale.md").read_text(encoding="utf-8")
+    io = " ".join(page("io.md").split())
+
+    def row(label: str) -> list[str]:
+        hits = [line.split("|")[1:-1] for line in md.splitlines() if line.startswith(f"| {label}")]
+        assert len(hits) == 1, label
+        return [c.strip() for c in hits[0]]
+
+    raw, mine, pandas = row("(a) DuckDB"), row("(b) `count_table(f)`"), row("(c) `read_long(f)`")
+    ratio = float(mine[1]) / float(raw[1])
+    assert f"counted in {mine[1]} s against {raw[1]} s for DuckDB's own `GROUP BY` ({ratio:.2f}x on the best times" in io
+    assert f"{pandas[1]} s for the pandas reader, with a peak of {mine[6]} MB against {pandas[6]} MB" in io
+    big = [line.split("|")[1:-1] for line in md.splitlines() if line.startswith("| 1,024,000,000 ")]
+    group_by, counted = ([c.strip() for c in r] for r in big)
+    assert "count_table" in counted[3] and "GROUP BY" in group_by[3]
+    assert f"in {float(counted[5]):.0f} s" in io and f"raw `GROUP BY` {float(group_by[5]):.0f} s" in io
+    assert f"peak {int(counted[-1].replace(',', '')) / 1000:.1f} GB" in io
