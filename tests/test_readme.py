@@ -114,3 +114,36 @@ def test_scale_numbers_quoted_are_the_benchmark_results():
     assert "count_table" in counted[3] and "GROUP BY" in group_by[3]
     assert f"in {float(counted[5]):.0f} s" in io and f"raw `GROUP BY` {float(group_by[5]):.0f} s" in io
     assert f"peak {int(counted[-1].replace(',', '')) / 1000:.1f} GB" in io
+
+
+def test_coverage_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes benchmarks/results_coverage_robust.md (lowest cell per metric and scope, at M >= 30
+    and at M = 15; the cells outside the floor beyond Monte-Carlo noise) and results_coverage_confirm.md."""
+    md = (ROOT / "benchmarks" / "results_coverage_robust.md").read_text(encoding="utf-8")
+    doc = page("honesty.md")
+    flat = " ".join(doc.split())
+    rows = [line.split("|")[1:-1] for line in md.splitlines() if line.startswith("| ") and "---" not in line]
+    worst = [[c.strip() for c in r] for r in rows if len(r) == 5 and r[0].strip() in ("avg", "pass@k", "pass^k",
+                                                                                       "maj@k")]
+    assert len(worst) == 8
+    for metric, scope, big, small, _ in worst:
+        low = big.split(" / ")[0]  # "90.7 (Beta(2,5), M=30, N=64)"
+        value, where = low.split(" (", 1)
+        pool, m, n = where.rstrip(")").rsplit(", ", 2)
+        quoted = f"| {metric} | {scope} | "
+        line = next(x for x in doc.splitlines() if x.startswith(quoted))
+        assert f"| {value} ({pool}, {m[2:]}, {n[2:]}) | {small.split(' (')[0]} |" in line, (metric, scope)
+    noise = [[c.strip() for c in r] for r in rows if len(r) == 6 and r[2].strip().isdigit()]
+    below = sum(int(r[3].split(" / ")[0]) for r in noise)
+    above = sum(int(r[4].split(" / ")[0]) for r in noise)
+    bonferroni = sum(int(r[3].split(" / ")[1]) for r in noise)
+    assert (below, above, bonferroni) == (5, 21, 0)
+    assert "5 cells are below it at 95% per cell (of 672) and 21 above it" in flat and "(Bonferroni), none" in flat
+    confirm = (ROOT / "benchmarks" / "results_coverage_confirm.md").read_text(encoding="utf-8")
+    verdicts = [line.rsplit("|", 2)[1].strip() for line in confirm.splitlines() if line.startswith("| ")
+                and "---" not in line and "verdict" not in line]
+    assert (len(verdicts), verdicts.count("below the floor")) == (12, 4)
+    assert "eight are within noise of the floor" in flat and "four are below it for real" in flat
+    for line in confirm.splitlines():
+        if line.endswith("| below the floor |"):
+            assert line.split("|")[8].strip() in flat  # the re-measured coverage, e.g. 90.2

@@ -242,6 +242,12 @@ class RobustPosterior(_BinaryPosterior):
             err[:, x, x] = np.maximum(err[:, x, x], 0.0)
         return err
 
+    def _benchmark_error(self) -> tuple[np.ndarray, np.ndarray]:
+        """Benchmark scope, ``k <= n``: the unbiased estimate of every payoff column ``(m,)`` and the covariance
+        of its sampling error ``(m, m)``, ``(1/M^2) sum_i E[Cov(ghat_i) | s_i]``."""
+        mean = self.freq @ self._scores() / self.M
+        return mean, np.einsum("u,uab->ab", self.freq, self._error_moments()[0]) / self.M**2
+
     def _pseudo(self):
         """The uniform pseudo-question: ``E[Y]``, ``E[Y Y^T]`` of ``Y = g(q)``, ``q ~ U(0, 1)``."""
         pm, pv, pc = moments_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1), np.ones(1), self.C,
@@ -268,8 +274,7 @@ class RobustPosterior(_BinaryPosterior):
                                  np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
             return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
         if not self.extrapolated:  # centred at the unbiased estimate; spread: its sampling error
-            mean = f @ self._scores() / M
-            cov = np.einsum("u,uab->ab", f, self._error_moments()[0]) / M**2
+            mean, cov = self._benchmark_error()
             m_, v_ = self._delta(mean[None, :], np.diag(cov)[None, :],
                                  np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)
             return float(m_[0]), float(math.sqrt(max(v_[0], 0.0)))
@@ -295,8 +300,7 @@ class RobustPosterior(_BinaryPosterior):
         if not self.extrapolated and int(self.n_u.min()) >= 2:  # symmetric about the unbiased estimate: see the
             # module docstring ("Shape"); payoff columns drawn jointly, each kept in its range, then combined
             # (geospectrum: no delta method, whose sd is 0 where one component's estimate is 0)
-            mean = self.freq @ self._scores() / self.M
-            cov = np.einsum("u,uab->ab", self.freq, self._error_moments()[0]) / self.M**2
+            mean, cov = self._benchmark_error()
             x = np.clip(mean[None, :] + _mvnormal(rng, n, cov), self.C.min(axis=0), self.C.max(axis=0))
             lo, hi = self.range
             return np.clip(self._combine(x), lo, hi)

@@ -153,7 +153,8 @@ class Replay(Result):
         return {k: getattr(self, k) for k in (
             "names", "metric", "M", "N", "trials", "alpha", "until", "replays", "full_decision", "full_p_a_better",
             "full_samples", "mean_samples", "median_samples", "mean_questions", "agree", "other", "undecided",
-            "fixed_questions", "fixed_samples", "fixed_agree", "fixed_note", "null_replays", "null_decided", "seed")} | {"savings": self.savings}
+            "fixed_questions", "fixed_samples", "fixed_agree", "fixed_note", "null_replays", "null_decided",
+            "seed")} | {"savings": self.savings}
 
     def to_frame(self):
         import pandas as pd
@@ -179,14 +180,15 @@ class Replay(Result):
         else:
             rows.append(["fixed, same rate", "not sized", "-", "-", self.fixed_note])
         if self.null_decided is not None:
-            rows.append(["sequential, null replays (A and B swapped at random per draw)", f"{self.null_replays} replays",
+            rows.append(["sequential, null replays (A and B swapped at random per draw)",
+                         f"{self.null_replays} replays",
                          "-", "-", f"decided a winner {self.null_decided:.1%} (type-I error, alpha {self.alpha:g})"])
         head = (f"Replay of {a} vs {b}, {self.metric}: {self.replays} replays, until '{self.until}', alpha "
                 f"{self.alpha:g}; a replay that has not stopped by the full data's sample count is undecided")
         if self.fixed_samples is not None:
-            head += (f"\nfixed design: the paired test's size for the sequential study's rate of the full data's decision "
-                     f"as power (at most {FIXED_POWER_CAP:.1%}), from the exact mean and variance of a draw (t-test "
-                     f"power there by subsampling: {self.fixed_agree:.1%}); sequential saves "
+            head += ("\nfixed design: the paired test's size for the sequential study's rate of the full data's "
+                     f"decision as power (at most {FIXED_POWER_CAP:.1%}), from the exact mean and variance of a "
+                     f"draw (t-test power there by subsampling: {self.fixed_agree:.1%}); sequential saves "
                      f"{self.fixed_samples / self.mean_samples:.2f}x against it")
         return "\n".join([head, text_table(["design", "size", "samples", "full / design", "decision"], rows)])
 
@@ -305,8 +307,8 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
         full_samples=full_samples, mean_samples=float(spent.mean()), median_samples=float(np.median(spent)),
         mean_questions=float(asked.mean()), agree=agree, other=other, undecided=undecided,
         fixed_questions=fixed_m, fixed_samples=None if fixed_m is None else 2 * trials * fixed_m,
-        fixed_agree=fixed_rate, fixed_note=fixed_note, null_replays=null_replays, null_decided=null_decided, seed=seed, samples=spent,
-        decisions=decisions,
+        fixed_agree=fixed_rate, fixed_note=fixed_note, null_replays=null_replays, null_decided=null_decided,
+        seed=seed, samples=spent, decisions=decisions,
     )
 
 
