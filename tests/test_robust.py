@@ -138,7 +138,13 @@ def test_population_scope_is_the_dp_posterior_of_the_unbiased_scores():
     mean, sd = post.moments("population")
     se = theta.std() / math.sqrt(theta.size)
     assert abs(mean - theta.mean()) < 4 * se
-    assert sd == pytest.approx(theta.std(), rel=0.01)
+    M = R.shape[0]  # studentized: Student-t with M - 1 df, the spread scaled by sqrt((M + 1) / (M - 1))
+    assert sd == pytest.approx(theta.std() * math.sqrt((M + 1) / (M - 1) * (M - 1) / (M - 3)), rel=0.01)
+    chi2 = rng.chisquare(M - 1, theta.size)
+    t_draws = theta.mean() + (theta - theta.mean()) * np.sqrt((M + 1) / chi2)
+    e = be.estimate(R, "pass@2", scope="population", draws=200_000, seed=3)
+    lo, hi = e.lo, e.hi
+    assert (lo, hi) == pytest.approx(tuple(np.quantile(t_draws, [0.025, 0.975])), abs=2e-3)
     assert post.value() == pytest.approx(gh.mean(), abs=1e-12)
 
 
@@ -303,3 +309,50 @@ def test_one_trial_benchmark_scope_takes_the_equally_hard_bound():
     # pass@1 / maj@1 / pass^1 are the same linear functional of p: the same bound
     for metric in ("pass@1", "pass^1", "maj@1"):
         assert build(x, metric).moments("benchmark")[1] == pytest.approx(bound, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["avg", "pass@3", "pass^2", "maj@3", "geospectrum@3"])
+def test_pool_free_error_covariance_is_unbiased_by_enumeration(metric):
+    """RobustPosterior._unbiased_error of one question with s successes of n = 6, averaged over s ~ Bin(6, p),
+    equals Cov(ghat_a, ghat_b | p) enumerated from the score table: sum_t Bin(t | 6, p) ghat_a(t) ghat_b(t) -
+    g_a(p) g_b(p), at several p (the payoff columns' product has degree 2k <= 6)."""
+    n = 6
+    posts = [build(np.array([[1] * s + [0] * (n - s)]), metric) for s in range(n + 1)]
+    terms = np.stack([p._unbiased_error() for p in posts])  # (n + 1, m, m)
+    C = posts[0].C
+    table = np.stack([p._scores()[0] for p in posts])  # ghat of every column, s = 0..n
+    for q in (0.03, 0.3, 0.5, 0.8, 0.97):
+        w = stats.binom.pmf(np.arange(n + 1), n, q)
+        g = np.array([bernstein_eval(C[:, j], np.array([q]))[0] for j in range(C.shape[1])])
+        cov = np.einsum("t,ta,tb->ab", w, table, table) - np.outer(g, g)
+        assert np.allclose(np.einsum("t,tab->ab", w, terms), cov, atol=1e-12), q
+
+
+def test_benchmark_variance_is_the_larger_of_the_model_and_the_pool_free_estimate():
+    """Two clusters (0.05 / 0.9), M = 30, N = 16, pass@8: the fitted pool can split the p = 0.05 cluster and
+    predict too small an error variance (1,000 replicates: 0.00108 on average against a true 0.00130); the
+    benchmark variance is the larger of that and the unbiased sum over questions, which is computed here
+    directly from ghat_i^2 and the unbiased score of g^2."""
+    from bayeseval.metrics.engine import batch_points, product_coefficients
+
+    raised = 0
+    for seed in range(6):
+        R, _ = _pool_data(seed, M=30, N=16)
+        post = build(R, "pass@8")
+        counts = to_counts(R)
+        C = post.C[:, 0]
+        x = batch_points(counts, post.C)[:, 0]
+        free = post.freq @ (x**2 - batch_points(counts, product_coefficients(C, C)[:, None])[:, 0])
+        model = post.freq @ post._error_moments()[0][:, 0, 0]
+        sd = post.moments("benchmark")[1]
+        assert sd == pytest.approx(math.sqrt(max(model, free)) / 30, rel=1e-9)
+        raised += free > model
+    assert 0 < raised < 6  # both branches occur on these seeds
+
+
+@pytest.mark.slow
+def test_fixed_seed_coverage_of_pass_at_k_on_the_two_cluster_pool_with_16_trials():
+    """The cell the model-only variance failed (pass@8, two clusters, M = 30, N = 16, benchmark scope: 90.2%
+    [88.2, 92.0] at 1,000 replicates): 300 replicates of the normal interval must cover at least 91%."""
+    cov = _coverage((0.05, 0.9), np.array([0.4, 0.6]), 30, 16, "pass@8", "benchmark", 300, 21)
+    assert cov >= 0.91, cov

@@ -86,9 +86,12 @@ def test_population_scope_is_the_dirichlet_process_posterior():
     y = 10 * rng.random(400_000)
     theta = (g @ x + g0 * y) / (g.sum(axis=1) + g0)
     assert mean == pytest.approx(theta.mean(), abs=3 * theta.std() / math.sqrt(4e5))
-    assert sd == pytest.approx(theta.std(), rel=0.01)
+    # studentized (bootstrap.studentize): deviations times sqrt((M + 1) / X), X ~ chi^2_{M-1}, M = 25
+    t = theta.mean() + (theta - theta.mean()) * np.sqrt(26 / rng.chisquare(24, theta.size))
+    assert sd == pytest.approx(theta.std() * math.sqrt(26 / 22), rel=0.01) and sd == pytest.approx(t.std(), rel=0.02)
     d = post.draws("population", 200_000, np.random.default_rng(0))
     assert d.mean() == pytest.approx(mean, abs=3 * sd / math.sqrt(2e5)) and d.std() == pytest.approx(sd, rel=0.01)
+    assert np.quantile(d, [0.025, 0.975]) == pytest.approx(np.quantile(t, [0.025, 0.975]), abs=0.01)
 
 
 def test_benchmark_scope_sd_is_the_estimators_error():

@@ -15,7 +15,18 @@ frequencies.  With ``T = M + alpha``, :math:`S = \sum_i X_i`, :math:`\mu = E[Y]`
    E[\theta\theta^\top] = \frac{S S^\top + \sum_i X_i X_i^\top + \alpha(\mu S^\top + S\mu^\top)
    + \alpha(\alpha + 1) E[Y Y^\top]}{T (T + 1)}.
 
-References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1).
+**Few questions.**  The posterior above treats the spread of the scores as known: its variance is about
+``(M - 1) / (M + 1)`` of the unbiased ``s^2 / M``, and its tails are normal.  With the spread estimated from
+``M`` questions, a mean's posterior under the Jeffreys prior is Student's t with ``M - 1`` degrees of freedom
+(Gelman et al. 2013, BDA3 section 3.2).  :func:`studentize` gives the draws that shape: each draw's deviation
+from the posterior mean is multiplied by ``sqrt((M + 1) / X)``, ``X ~ chi^2_{M-1}`` (the scale mixture that
+turns a normal into t_{M-1}, and ``(M + 1) / (M - 1)`` on average undoes the variance deficit); the variance is
+multiplied by ``(M + 1) / (M - 3)`` (:func:`studentized_factor`).  At M = 15 the 95% interval is 1.17 times
+as wide, at M = 100 1.02 times: on a logit-normal(0, 2) pool, M = 15, the Bayesian bootstrap covered pass@8
+(16 trials) 87.7% and the studentized draws 89.8% (600 replicates; ``benchmarks/results_coverage_robust.md``).
+
+References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1);
+Gelman, Carlin, Stern, Dunson, Vehtari & Rubin (2013), Bayesian Data Analysis, 3rd ed., section 3.2.
 
 >>> import numpy as np
 >>> mean, cov = dp_moments(np.array([[0.0], [1.0]]), np.array([3, 1]), np.array([0.5]), np.array([[1 / 3]]), 1.0)
@@ -27,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws"]
+__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "studentize", "studentized_factor"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
@@ -69,3 +80,29 @@ def dp_draws(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, rng: np.ra
         g0 = G0[start : start + k, None]
         out[start : start + k] = (G @ rows + g0 * y_draws[start : start + k]) / (G.sum(axis=1, keepdims=True) + g0)
     return out
+
+
+def studentized_factor(M: int) -> float | None:
+    """The factor ``(M + 1) / (M - 3)`` on the posterior variance of a mean over ``M`` questions that
+    :func:`studentize` draws from; None for ``M <= 3``, whose t posterior has no variance.
+
+    >>> studentized_factor(15), studentized_factor(3)
+    (1.3333333333333333, None)
+    """
+    return (M + 1.0) / (M - 3.0) if M > 3 else None
+
+
+def studentize(draws: np.ndarray, mean: np.ndarray, M: int, rng: np.random.Generator) -> np.ndarray:
+    """Posterior draws ``(n, K)`` of a mean over ``M`` questions, widened to the Student-t shape of an
+    estimated spread: ``mean + (draws - mean) sqrt((M + 1) / X)``, ``X ~ chi^2_{M-1}`` per draw (see the
+    module docstring); unchanged for ``M < 2``.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = studentize(rng.standard_normal((200_000, 1)) / 4, np.zeros(1), 15, rng)
+    >>> round(float(np.quantile(x, 0.975)) / 0.25, 1)   # t_14 quantile 2.145, times sqrt(16/14): 2.29
+    2.3
+    """
+    if M < 2:
+        return draws
+    scale = np.sqrt((M + 1.0) / rng.chisquare(M - 1, size=draws.shape[0]))
+    return mean + (draws - mean) * scale[:, None]

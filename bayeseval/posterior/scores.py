@@ -10,7 +10,9 @@ shape is assumed for the scores or the pool; both scopes are centred at the unbi
   bootstrap plus one prior pseudo-question uniform on ``[lo, hi]``) of the per-question means, exactly as
   for 0/1 outcomes (:mod:`bayeseval.posterior.robust`): ``theta = (sum_i G_i ybar_i + G_0 Y) / (sum_i G_i
   + G_0)``, ``G_i ~ Exp(1)``, ``G_0 ~ Gamma(1)``, ``Y ~ U(lo, hi)``; mean and variance in closed form
-  (:func:`~bayeseval.posterior.bootstrap.dp_moments`), draws for the exact interval.
+  (:func:`~bayeseval.posterior.bootstrap.dp_moments`), draws for the exact interval; both studentized for the
+  spread estimated from M questions (:func:`~bayeseval.posterior.bootstrap.studentize`: Student-t with
+  M - 1 degrees of freedom).
 * **Benchmark scope**: ``theta_B = ybar - e``, ``e = (1/M) sum_i e_i`` the estimator's error, independent
   across questions with ``Var(e_i) = sigma_i^2 / n_i``.  ``sum_i sigma_i^2 / n_i`` is estimated without
   bias by ``sum_i s_i^2 / n_i`` over questions with ``n_i >= 2`` (``s_i^2`` the within-question sample
@@ -45,7 +47,7 @@ from ..priors import PriorSpec
 from ..scores import Scores
 from ..targets import MetricSpec
 from .base import Posterior
-from .bootstrap import DP_CONCENTRATION, dp_draws, dp_moments
+from .bootstrap import DP_CONCENTRATION, dp_draws, dp_moments, studentize, studentized_factor
 
 __all__ = ["ScorePosterior"]
 
@@ -121,17 +123,24 @@ class ScorePosterior(Posterior):
         return int(self.counts.n.max()) == 1
 
     def _moments(self, scope: str) -> tuple[float, float]:
-        if scope == "population" or self.one_trial:
+        if scope == "population" or self.one_trial:  # studentized (bootstrap.studentize)
             mu, second = self._pseudo()
             mean, cov = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
-            return float(mean[0]), float(math.sqrt(max(cov[0, 0], 0.0)))
+            factor = studentized_factor(self.M)
+            if factor is None:  # three questions or fewer: a t posterior with no variance; the range bounds it
+                lo, hi = self.range
+                return float(mean[0]), (hi - lo) / 2.0
+            return float(mean[0]), float(math.sqrt(max(factor * cov[0, 0], 0.0)))
         return self.value(), math.sqrt(self.error_var()) / self.M
 
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         lo, hi = self.range
         if scope == "population" or self.one_trial:
             y = lo + (hi - lo) * rng.random((n, 1))
-            return dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION)[:, 0]
+            mu, second = self._pseudo()
+            mean, _ = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
+            x = studentize(dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION), mean, self.M, rng)
+            return np.clip(x[:, 0], lo, hi)
         mean, sd = self._moments("benchmark")
         df = self.error_model()[1]
         z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
