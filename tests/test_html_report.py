@@ -342,12 +342,13 @@ def test_page_is_self_contained(game24_page, many_page):
 
 def test_rounded_values_do_not_read_as_certainty(game24_page):
     text = game24_page.read_text(encoding="utf-8")
-    # CoT's pass^10 is 9e-06 with interval [6e-07, 0.009]: not "0.0 [0.0, 0.9]"; the tables' rule (two
-    # significant digits of the distance from the bound), the same as the terminal table's
+    # CoT's pass^10 is 9e-06 with interval [0, 0.009]: the value is not "0.0"; the tables' rule (two
+    # significant digits of the distance from the bound), the same as the terminal table's.  The lower end
+    # is exactly 0 (the studentized population posterior reaches the bound) and reads so
     from bayeseval.report.tables import fmt_near
 
-    assert fmt_near(9.16e-6, 1, 100) == "0.00092"
-    assert re.search(r"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0000\d\d?, 0\.9\]", text), text[:0]
+    assert fmt_near(9.16e-6, 1, 100) == "0.00092" and fmt_near(6e-7, 1, 100) == "0.00006"
+    assert re.search(r"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0, 0\.9\]", text), text[:0]
     assert fmt_bounded(0.99996, 1, 100.0) == "99.9960" and fmt_bounded(1.0, 1, 100.0) == "100.0"
 
 

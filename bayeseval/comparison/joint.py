@@ -43,7 +43,7 @@ import numpy as np
 
 from ..metrics.engine import bernstein_eval, moments_rows
 from ..posterior import EXACT_GROUP, Posterior
-from ..posterior.bootstrap import DP_CONCENTRATION, dp_draws, dp_moments
+from ..posterior.bootstrap import DP_CONCENTRATION, dp_draws, dp_moments, studentize, studentized_factor
 
 __all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
            "DP_CONCENTRATION"]
@@ -194,7 +194,7 @@ def base_measure(post: Posterior) -> tuple[float, float]:
 
 
 def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int, rng: np.random.Generator,
-                 alpha: float = DP_CONCENTRATION) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 alpha: float = DP_CONCENTRATION, studentized: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Dirichlet-process posterior over questions for the column means of ``X`` (M x K models).
 
     Rubin's Bayesian bootstrap puts weight only on the observed questions, so
@@ -210,7 +210,10 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     :math:`S_m = \sum_i X_{im}`, :math:`\mu = E[g(q)]`, :math:`\nu = E[g(q)^2]`:
     :math:`E\theta_m = (S_m + \alpha\mu)/T` and
     :math:`E[\theta_k\theta_l] = [S_k S_l + \alpha\mu(S_k + S_l) + \alpha(\alpha + 1) E(Y_k Y_l) + \sum_i X_{ik}X_{il}]/(T(T+1))`
-    with :math:`E(Y_k Y_l) = \mu^2` (k != l) or :math:`\nu`.
+    with :math:`E(Y_k Y_l) = \mu^2` (k != l) or :math:`\nu`.  Draws and covariance are then studentized for a
+    spread estimated from M questions (:func:`~bayeseval.posterior.bootstrap.studentize`, one scale per draw
+    shared by all models: multivariate t with M - 1 degrees of freedom; the covariance times ``(M + 1) / (M -
+    3)``, or that of the draws, clipped to the payoff range, for M <= 3; ``studentized=False`` leaves them).
     Returns ``(mean (K,), cov (K, K), draws (n, K))``.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -225,4 +228,10 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     mean, cov = dp_moments(rows, freq, np.full(K, mu), EYY, alpha)
     Y = bernstein_eval(c, rng.beta(a0, b0, size=(n, K)))
     out = dp_draws(rows, freq, Y, rng, alpha)
+    if not studentized:
+        return mean, cov, out
+    M = X.shape[0]
+    out = np.clip(studentize(out, mean, M, rng), c.min(), c.max())
+    factor = studentized_factor(M)
+    cov = cov * factor if factor is not None else np.atleast_2d(np.cov(out, rowvar=False))
     return mean, cov, out

@@ -441,12 +441,13 @@ def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: i
         # E[x_Ai - x_Bi | p] = g(p_Ai) - g(p_Bi), so it targets the population difference and keeps
         # the pairing exactly; one prior pseudo-question, the same for both models, keeps a handful
         # of one-sided differences from looking certain
-        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), pa.C[:, 0], base_measure(pa), draws, rng)
+        m_, cov, x = dp_bootstrap(np.column_stack([xa, xb]), pa.C[:, 0], base_measure(pa), draws, rng,
+                                  studentized=not one_trial)  # one trial: the bound below, not a spread estimate
         mean = float(m_[0] - m_[1])
         sd = math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
         dx = x[:, 0] - x[:, 1]
-        basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question) "
-                 "of the paired per-question scores")
+        basis = ("Dirichlet-process posterior over questions (Bayesian bootstrap plus one prior pseudo-question"
+                 + (")" if one_trial else ", studentized)") + " of the paired per-question scores")
         if one_trial:
             # benchmark error of the difference: sum_i [p_Ai (1 - p_Ai) + p_Bi (1 - p_Bi)]
             # = E[#discordant] - sum_i (p_Ai - p_Bi)^2 <= E[#discordant], which one trial cannot split further;
