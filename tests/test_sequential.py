@@ -375,7 +375,7 @@ def test_cli_monitor_replay_and_allocate():
     assert st["decision"] == "A better" and st["stopped_at"] == 73 and st["what"] == "difference"
     out = run_cli("replay", "--data", g24, "gpt-4 CoT", "gpt-4 IO", "--replays", "20")
     assert out.returncode == 0, out.stderr
-    assert "gpt-4 IO better (compare: P(A>B) = 0.016)" in out.stdout
+    assert "gpt-4 IO better (compare: P(A>B) = 0.018)" in out.stdout
     out = run_cli("allocate", str(DATA / "tau_bench_airline.json"), "--metric", "pass^2", "--question-cost", "5",
                   "--budget", "200")
     assert out.returncode == 0, out.stderr

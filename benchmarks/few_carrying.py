@@ -1,0 +1,92 @@
+"""Does the population-scope warning "rests on about X of M questions" pick out the replicates whose intervals
+are too narrow?  (Issue "Honest by default".)
+
+For cells of the coverage grid (``coverage_robust.py``'s pools, metrics and default exact 95% interval), each
+replicate records ``carrying_questions()`` (the questions that carry the estimate's distance from the nearer end
+of the range; the result warns below 5) and whether the population-scope interval covered the pool's value.
+Printed per cell: the share of replicates warned, and the coverage among warned and unwarned replicates with
+exact binomial 95% intervals.
+
+    python benchmarks/few_carrying.py --reps 300 --out benchmarks/results_few_carrying.md   # about 6 min, 2 cores
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+from scipy import stats
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+from _common import finish  # noqa: E402
+from coverage_robust import draw_p, metric_name, pool_mean, pools  # noqa: E402
+
+from bayeseval.counts import to_counts  # noqa: E402
+from bayeseval.posterior import build, interval_from_draws  # noqa: E402
+from bayeseval.posterior.robust import FEW_CARRYING  # noqa: E402
+
+#: (M, N, pool, metric): population-scope cells below the floor in results_coverage_confirm.md (and pass@8 on
+#: logit-normal at M = 15, just above it), a U-shaped pool, and three cells within the floor
+CELLS = [
+    (15, 64, "logit-normal(0,2)", "pass^k"),
+    (15, 16, "logit-normal(0,2)", "pass@k"),
+    (30, 64, "logit-normal(0,2)", "pass^k"),
+    (30, 64, "Beta(2,5)", "pass@k"),
+    (15, 16, "Beta(0.5,0.5)", "pass@k"),
+    (15, 4, "Beta(2,5)", "avg"),
+    (15, 64, "three clusters", "maj@k"),
+    (30, 16, "two clusters", "pass^k"),
+]
+
+
+def run(cell, reps: int, seed: int):
+    M, N, pool_name, metric = cell
+    pool = pools()[pool_name]
+    rng = np.random.default_rng(seed)
+    name = metric_name(metric, N)
+    c = build(to_counts(np.ones((1, N), np.int8)), name, prior="uniform").C[:, 0]
+    truth = pool_mean(pool, c)
+    warned, hit = np.zeros(reps, bool), np.zeros(reps, bool)
+    for r in range(reps):
+        p = draw_p(rng, pool, M)
+        post = build(to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8)), name)
+        lo, hi = interval_from_draws(post.draws("population", 1000, rng), 0.95, "exact")
+        warned[r] = post.carrying_questions() < FEW_CARRYING
+        hit[r] = lo - 1e-12 <= truth <= hi + 1e-12
+    return warned, hit
+
+
+def _share(hit: np.ndarray) -> str:
+    if hit.size == 0:
+        return "-"
+    ci = stats.binomtest(int(hit.sum()), hit.size).proportion_ci(0.95, "exact")
+    return f"{100 * hit.mean():.1f} [{100 * ci.low:.1f}, {100 * ci.high:.1f}] ({hit.size})"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=300)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    lines = ["# The population-scope warning on few carrying questions, against coverage", "",
+             f"`python benchmarks/few_carrying.py --reps {args.reps}`: default exact 95% interval, population scope; "
+             f"warned: `carrying_questions() < {FEW_CARRYING:g}`. Coverage % [exact 95% interval] (replicates).", "",
+             "| pool | M | N | metric | warned % | coverage, warned | coverage, not warned |", "|---|---|---|---|---|---|---|"]
+    import multiprocessing as mp
+
+    with mp.Pool(args.workers) as pool_:
+        results = pool_.starmap(run, [(cell, args.reps, 5100 + i) for i, cell in enumerate(CELLS)], chunksize=1)
+    for cell, (warned, hit) in zip(CELLS, results):
+        M, N, pool, metric = cell
+        lines.append(f"| {pool} | {M} | {N} | {metric_name(metric, N)} | {100 * warned.mean():.0f} | "
+                     f"{_share(hit[warned])} | {_share(hit[~warned])} |")
+    return finish("\n".join(lines), args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
