@@ -374,3 +374,5 @@ def test_population_estimate_carried_by_few_questions_is_a_warning():
     half = (np.arange(60).reshape(15, 4) % 2).astype(int)
     assert build(half, "avg").carrying_questions() == pytest.approx(15.0)
     assert not any("rests on about" in w for w in be.estimate(half, "avg").warnings)
+    with pytest.raises(ValueError, match="carrying_questions needs an unbiased score"):
+        build(R, "pass@8").carrying_questions()  # 4 trials: extrapolated, no unbiased score

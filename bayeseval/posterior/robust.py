@@ -336,7 +336,8 @@ class RobustPosterior(_BinaryPosterior):
         return mean, float(math.sqrt(max(w @ (per_g_var + per_g_mean**2) - mean**2, 0.0)))
 
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
-        if scope == "population":  # k > n: DP rows of posterior means, plus the normal limit of what they omit
+        if scope == "population":  # the DP posterior of the unbiased scores (k > n: of posterior means, plus the
+            # normal limit of what they omit), studentized
             q = rng.random(n)
             y = np.stack([bernstein_eval(self.C[:, j], q) for j in range(self.C.shape[1])], axis=-1)
             if self.extrapolated:
@@ -470,6 +471,9 @@ class RobustPosterior(_BinaryPosterior):
         >>> round(build(R, "pass^2").carrying_questions(), 2)   # scores 1, 1/6, thirteen 0s: (7/6)^2 / (1 + 1/36)
         1.32
         """
+        if self.extrapolated:
+            raise ValueError(f"carrying_questions needs an unbiased score per question: {self.spec.label} needs "
+                             f"{self.spec.k} trials per question and some have {int(self.counts.n.min())}")
         x = self._scores()
         lo, hi = self.C.min(axis=0), self.C.max(axis=0)
         mean = self.freq @ x / self.M
