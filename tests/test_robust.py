@@ -376,3 +376,34 @@ def test_population_estimate_carried_by_few_questions_is_a_warning():
     assert not any("rests on about" in w for w in be.estimate(half, "avg").warnings)
     with pytest.raises(ValueError, match="carrying_questions needs an unbiased score"):
         build(R, "pass@8").carrying_questions()  # 4 trials: extrapolated, no unbiased score
+
+
+def test_benchmark_draws_carry_the_pool_free_variance_with_one_trial_questions():
+    """Three questions with one trial send the benchmark draws through the per-question error law; the
+    pool-free excess (questions with n >= 2k) must reach them too, so draws and closed-form sd agree."""
+    rng = np.random.default_rng(21)
+    p = rng.choice([0.02, 0.1, 0.5], 20)
+    R = (rng.random((20, 4)) < p[:, None]).astype(float)
+    R[:3, 1:] = np.nan
+    post = build(to_counts(R, missing=np.nan), "avg")
+    model = np.einsum("u,uab->ab", post.freq, post._error_moments()[0])
+    assert post._pool_free_excess(model)[0] > 0  # the raise is active here
+    x = post.draws("benchmark", 200_000, np.random.default_rng(0))
+    assert x.std() == pytest.approx(post.moments("benchmark")[1], rel=0.01)
+
+
+@pytest.mark.parametrize("M", [1, 2, 3])
+def test_three_questions_or_fewer_give_the_whole_range_in_population_scope(M):
+    """Student-t with M - 1 <= 2 degrees of freedom has no variance (one question: one degree of freedom):
+    the sd is half the range and the intervals reach both ends or close to them."""
+    R = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 0]])[:M]
+    for interval in ("normal", "exact"):
+        e = be.estimate(R, "avg", interval=interval, seed=2)
+        assert e.sd == 0.5 and e.lo <= 0.13 and e.hi >= 0.87, (interval, e.lo, e.hi)
+
+
+def test_a_model_at_the_end_of_the_range_is_not_warned_as_carried_by_few_questions():
+    for R in (np.ones((30, 4), dtype=int), np.zeros((30, 4), dtype=int)):
+        post = build(R, "avg")
+        assert post.carrying_questions() == 0.0
+        assert not any("rests on about" in w for w in be.estimate(R, "avg").warnings)

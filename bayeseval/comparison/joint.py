@@ -212,8 +212,9 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     :math:`E[\theta_k\theta_l] = [S_k S_l + \alpha\mu(S_k + S_l) + \alpha(\alpha + 1) E(Y_k Y_l) + \sum_i X_{ik}X_{il}]/(T(T+1))`
     with :math:`E(Y_k Y_l) = \mu^2` (k != l) or :math:`\nu`.  Draws and covariance are then studentized for a
     spread estimated from M questions (:func:`~bayeseval.posterior.bootstrap.studentize`, one scale per draw
-    shared by all models: multivariate t with M - 1 degrees of freedom; the covariance times ``(M + 1) / (M -
-    3)``, or that of the draws, clipped to the payoff range, for M <= 3; ``studentized=False`` leaves them).
+    shared by all models: multivariate t with M - 1 degrees of freedom), the draws clipped to the payoff
+    range; the covariance is multiplied by ``(M + 1) / (M - 3)``, or for M <= 3 (no finite t variance) is that
+    of the clipped draws.  ``studentized=False`` leaves both as the Dirichlet process gives them.
     Returns ``(mean (K,), cov (K, K), draws (n, K))``.
     """
     X = np.asarray(X, dtype=np.float64)

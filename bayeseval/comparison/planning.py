@@ -22,8 +22,9 @@ questions needed for a difference ``delta``:
 :math:`M = (z_{1-\alpha/2} + z_{1-\beta})^2 (\sigma_b^2 + \sigma_w^2/N) / \delta^2`;
 the within-question share of the variance :math:`(\sigma_w^2/N)/(\sigma_b^2 + \sigma_w^2/N)`
 says where more trials per question stop paying off.  The expected width of
-the population-scope credible interval is :math:`2 z_{(1+\ell)/2} SE(M, N)`
-(the Bayesian bootstrap's posterior sd is :math:`SE \sqrt{(M-1)/(M+1)}`).
+the population-scope credible interval is :math:`2 t_{M-1, (1+\ell)/2} SE(M, N)` (the Bayesian
+bootstrap's posterior sd is :math:`SE \sqrt{(M-1)/(M+1)}`; studentized, its draws are Student-t with
+``M - 1`` degrees of freedom and scale :math:`SE`, :func:`bayeseval.posterior.bootstrap.studentize`).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtri, stdtrit
 
 from .. import validate as V
 from ..counts import Counts
@@ -113,7 +114,7 @@ class Plan(Result):
     def interval_width(self, M: int, N: int) -> float:
         """Expected width of the population-scope credible interval at ``level``."""
         M = V.integer(M, "M", minimum=2)
-        return 2 * float(ndtri(0.5 + self.level / 2)) * self.se(M, N) * math.sqrt((M - 1) / (M + 1))
+        return 2 * float(stdtrit(M - 1, 0.5 + self.level / 2)) * self.se(M, N)
 
     def table(self, Ms=M_GRID, Ns=N_GRID) -> list[dict]:
         rows = []

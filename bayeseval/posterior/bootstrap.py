@@ -96,14 +96,12 @@ def studentized_factor(M: int) -> float | None:
 def studentize(draws: np.ndarray, mean: np.ndarray, M: int, rng: np.random.Generator) -> np.ndarray:
     """Posterior draws ``(n, K)`` of a mean over ``M`` questions, widened to the Student-t shape of an
     estimated spread: ``mean + (draws - mean) sqrt((M + 1) / X)``, ``X ~ chi^2_{M-1}`` per draw (see the
-    module docstring); unchanged for ``M < 2``.
+    module docstring); one question (no spread to estimate) takes one degree of freedom, the widest.
 
     >>> rng = np.random.default_rng(0)
     >>> x = studentize(rng.standard_normal((200_000, 1)) / 4, np.zeros(1), 15, rng)
     >>> round(float(np.quantile(x, 0.975)) / 0.25, 1)   # t_14 quantile 2.145, times sqrt(16/14): 2.29
     2.3
     """
-    if M < 2:
-        return draws
-    scale = np.sqrt((M + 1.0) / rng.chisquare(M - 1, size=draws.shape[0]))
+    scale = np.sqrt((M + 1.0) / rng.chisquare(max(M - 1, 1), size=draws.shape[0]))
     return mean + (draws - mean) * scale[:, None]
