@@ -93,7 +93,7 @@ def test_cruxeval_example(capsys):
             assert float(m.group(1)) < float(value) < float(m.group(2))
     # population scope: the Dirichlet-process posterior over the 800 questions plus one uniform pseudo-question,
     # mean (800 x 0.3595 + 1/2) / 801 = 0.3597
-    assert re.search(r"^CRUXEval-I\s+pass@1\s+0\.3595\s+0\.3597\s+0\.0155\s+\[0\.3305, 0\.3901\]", pop, flags=re.M)
+    assert re.search(r"^CRUXEval-I\s+pass@1\s+0\.3595\s+0\.3597\s+0\.0155\s+\[0\.3303, 0\.3904\]", pop, flags=re.M)
     assert "no clear difference. pass@1: input 0.3595 vs output 0.3421; input - output = +0.0174" in out
     assert "input is better. pass@5: input 0.4499 vs output 0.4029; input - output = +0.0470" in out
 
@@ -118,7 +118,7 @@ def test_game24_pass_at_k_example(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     png = tmp_path / "curve.png"
     out = run_example("game24_pass_at_k.py", ["--plot", str(png)], capsys)
-    assert re.search(r"^\s+1\s+7\.3 \[4\.4, 12\.3\]\s+4\.0 \[2\.9, 6\.9\]$", out, flags=re.M)
+    assert re.search(r"^\s+1\s+7\.3 \[4\.3, 12\.3\]\s+4\.0 \[2\.8, 6\.8\]$", out, flags=re.M)
     assert re.search(r"^100\s+33\.0 \[[\d.]+, [\d.]+\]\s+49\.0 \[[\d.]+, [\d.]+\]$", out, flags=re.M)
     import bayeseval as be
     from bayeseval.io import read_outcomes

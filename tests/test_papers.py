@@ -157,10 +157,10 @@ def test_tree_of_thoughts_table3_matches():
             assert abs(e.mean - mean) < 1e-12 and abs(e.sd - sd) < 1e-12
         else:
             assert bench is None
-            # the population interval is the frequentist clustered-SE interval around the mean or wider: with
-            # M = 20 puzzles the Dirichlet-process prior's uniform pseudo-question (weight 1/21, variance about
-            # 1/12 + (v - 1/2)^2) adds up to about 70% where the puzzles' own spread is small
-            ref = 2 * 1.96 * pop.miller_se
+            # the population interval is the frequentist clustered-SE t interval (19 df) around the mean or wider:
+            # with M = 20 puzzles the Dirichlet-process prior's uniform pseudo-question (weight 1/21, variance
+            # about 1/12 + (v - 1/2)^2) adds up to about 70% where the puzzles' own spread is small
+            ref = 2 * 2.093 * pop.miller_se  # t_{19, 0.975} = 2.093: the posterior is studentized
             assert 0.9 < (pop.hi - pop.lo) / ref < 1.8 and abs((pop.lo + pop.hi) / 2 - v) < 0.5 * ref
             # bayeseval's avg with the file's weights k/25, k/10 is the same number
             run = mod["read_outcomes"](mod["CROSSWORDS"]).run(model, measure)
