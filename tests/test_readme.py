@@ -165,3 +165,19 @@ def test_few_carrying_numbers_quoted_are_the_benchmark_results():
     assert f"it fires in {min(healthy)}-{max(healthy)}%" in flat
     b25 = next(r for r in rows if r[0] == "Beta(2,5)" and r[3] == "pass@16")
     assert f"unwarned replicates cover {b25[6].split()[0]}%" in flat
+
+
+def test_compare_type_i_and_calibration_numbers_quoted_are_the_benchmark_results():
+    """docs/comparisons.md quotes the two Bayesian rows of results_compare.md's type-I table and the share of
+    null replicates with P(A > B) outside [0.025, 0.975] at M = 30, N = 1 from results_calibration_pools.md."""
+    doc = page("comparisons.md")
+    flat = " ".join(doc.split())
+    md = (ROOT / "benchmarks" / "results_compare.md").read_text(encoding="utf-8")
+    for scope in ("benchmark", "population"):
+        cells = next(line for line in md.splitlines() if line.startswith(f"| Bayesian ({scope}) |")).split("|")[2:]
+        assert f"| Bayesian, {scope} scope |" + "|".join(cells) in doc, scope
+    cal = (ROOT / "benchmarks" / "results_calibration_pools.md").read_text(encoding="utf-8")
+    null = cal.split("## Null")[1].split("##")[0]
+    shares = [float(line.split("|")[-2]) for line in null.splitlines() if line.startswith("| ") and "| 30 | 1 |" in line]
+    assert len(shares) == 4
+    assert f"0.975] in {min(shares):.1f}-{max(shares):.1f}% of replicates" in flat

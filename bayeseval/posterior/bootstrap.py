@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "studentize", "studentized_factor"]
+__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
@@ -105,3 +105,13 @@ def studentize(draws: np.ndarray, mean: np.ndarray, M: int, rng: np.random.Gener
     """
     scale = np.sqrt((M + 1.0) / rng.chisquare(max(M - 1, 1), size=draws.shape[0]))
     return mean + (draws - mean) * scale[:, None]
+
+
+def dp_draws_studentized(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, y_mean: np.ndarray,
+                         y_second: np.ndarray, rng: np.random.Generator,
+                         alpha: float = DP_CONCENTRATION) -> np.ndarray:
+    """:func:`dp_draws`, studentized (:func:`studentize`) about the posterior mean of :func:`dp_moments` for the
+    ``sum(freq)`` questions; ``y_mean``, ``y_second`` are the pseudo-question's moments, as there."""
+    mean, _ = dp_moments(rows, freq, y_mean, y_second, alpha)
+    M = int(round(float(np.sum(freq))))
+    return studentize(dp_draws(rows, freq, y_draws, rng, alpha), mean, M, rng)

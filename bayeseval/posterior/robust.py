@@ -72,7 +72,7 @@ from ..priors import BetaMixture, PriorSpec
 from ..targets import MetricSpec
 from .base import EXACT_GROUP, _mvnormal
 from .binary import _BinaryPosterior
-from .bootstrap import DP_CONCENTRATION, dp_draws, dp_moments, studentize, studentized_factor
+from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor
 
 __all__ = ["RobustPosterior"]
 
@@ -344,15 +344,10 @@ class RobustPosterior(_BinaryPosterior):
             # normal limit of what they omit), studentized
             q = rng.random(n)
             y = np.stack([bernstein_eval(self.C[:, j], q) for j in range(self.C.shape[1])], axis=-1)
-            if self.extrapolated:
-                mean, _, rows, extra = self._extrap_population()
-                x = studentize(dp_draws(rows, self.freq, y, rng, DP_CONCENTRATION), mean, self.M, rng)
+            _, _, rows, extra = self._extrap_population() if self.extrapolated else (None, None, self._scores(), None)
+            x = dp_draws_studentized(rows, self.freq, y, *self._pseudo(), rng)
+            if extra is not None:
                 x += _mvnormal(rng, n, extra)
-            else:
-                rows = self._scores()
-                pm, second = self._pseudo()
-                mean, _ = dp_moments(rows, self.freq, pm, second, DP_CONCENTRATION)
-                x = studentize(dp_draws(rows, self.freq, y, rng, DP_CONCENTRATION), mean, self.M, rng)
             return self._combine(np.clip(x, self.C.min(axis=0), self.C.max(axis=0)))
         if not self.extrapolated and int(self.n_u.min()) >= 2:  # symmetric about the unbiased estimate: see the
             # module docstring ("Shape"); payoff columns drawn jointly, each kept in its range, then combined

@@ -47,7 +47,7 @@ from ..priors import PriorSpec
 from ..scores import Scores
 from ..targets import MetricSpec
 from .base import Posterior
-from .bootstrap import DP_CONCENTRATION, dp_draws, dp_moments, studentize, studentized_factor
+from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor
 
 __all__ = ["ScorePosterior"]
 
@@ -137,10 +137,7 @@ class ScorePosterior(Posterior):
         lo, hi = self.range
         if scope == "population" or self.one_trial:
             y = lo + (hi - lo) * rng.random((n, 1))
-            mu, second = self._pseudo()
-            mean, _ = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
-            x = studentize(dp_draws(self._x[:, None], self.freq, y, rng, DP_CONCENTRATION), mean, self.M, rng)
-            return np.clip(x[:, 0], lo, hi)
+            return np.clip(dp_draws_studentized(self._x[:, None], self.freq, y, *self._pseudo(), rng)[:, 0], lo, hi)
         mean, sd = self._moments("benchmark")
         df = self.error_model()[1]
         z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
