@@ -350,6 +350,94 @@ def test_benchmark_variance_is_the_larger_of_the_model_and_the_pool_free_estimat
     assert 0 < raised < 6  # both branches occur on these seeds
 
 
+@pytest.mark.parametrize("metric", ["pass@3", "pass^3", "maj@3", "pass@4", "geospectrum@3"])
+def test_square_minorant_makes_an_upper_bound_of_the_error_variance_by_enumeration(metric):
+    """n = 4 < 2k trials: g^2 has no unbiased score, but L <= g^2 of degree 4 does, so over s ~ Bin(4, p)
+    E[ghat(s)^2 - L^(s)] = Var(ghat | p) + g(p)^2 - L(p) >= Var(ghat | p): enumerated at eleven p, with L
+    checked below g^2 on a grid of 100,001 points, for every payoff column."""
+    from bayeseval.metrics.engine import product_coefficients, score_table
+    from bayeseval.posterior.robust import square_minorant
+
+    n = 4
+    R, _ = _pool_data(3, M=40, N=n)
+    post = build(R, metric)
+    fine = np.linspace(0.0, 1.0, 100_001)
+    for a in range(post.C.shape[1]):
+        C = post.C[:, a]
+        L = square_minorant(C, n, post.mix.predictive(n))
+        assert np.all(bernstein_eval(L, fine) <= bernstein_eval(product_coefficients(C, C), fine) + 1e-12)
+        ghat = score_table(post.C[:, [a]], n)[:, 0]
+        Ls = score_table(L[:, None], n)[:, 0]
+        assert np.allclose(Ls, L, atol=1e-12)  # n = degree: the unbiased score of s is the s-th coefficient
+        for q in np.linspace(0.0, 1.0, 11):
+            w = stats.binom.pmf(np.arange(n + 1), n, q)
+            g = bernstein_eval(C, np.array([q]))[0]
+            var = w @ ghat**2 - g**2
+            gap = g**2 - bernstein_eval(L, np.array([q]))[0]
+            assert w @ (ghat**2 - Ls) == pytest.approx(var + gap, abs=1e-12)
+            assert gap >= -1e-12
+
+
+def test_square_minorant_is_close_to_g_squared_where_the_weights_are():
+    """pass^3 (g^2 = p^6) from 4 trials, weights of the two-cluster pool (0.05 / 0.9): the minorant is within
+    0.005 of p^6 at both clusters (Var(ghat | 0.9) = 0.143), and with uniform weights within 0.035 anywhere."""
+    from bayeseval.posterior.robust import square_minorant
+
+    C = np.array([0.0, 0.0, 0.0, 1.0])
+    w = 0.4 * stats.binom.pmf(np.arange(5), 4, 0.05) + 0.6 * stats.binom.pmf(np.arange(5), 4, 0.9)
+    L = square_minorant(C, 4, w)
+    for q in (0.05, 0.9):
+        assert 0 <= q**6 - bernstein_eval(L, np.array([q]))[0] < 0.005
+    t = np.linspace(0, 1, 1001)
+    assert np.max(t**6 - bernstein_eval(square_minorant(C, 4, np.ones(5)), t)) < 0.035
+
+
+def test_benchmark_variance_with_fewer_than_2k_trials_takes_the_minorant_bound():
+    """Two clusters (0.05 / 0.9), M = 30, N = 4, pass^3 (n < 2k): the benchmark variance is the larger of the
+    model's and sum_i [ghat_i^2 - L^(s_i)], computed here from square_minorant directly; on these seeds the
+    model's is below the true sum_i Var(ghat_i | p_i) most of the time and the bound is raised."""
+    from bayeseval.metrics.engine import score_table
+    from bayeseval.posterior.robust import square_minorant
+
+    raised = below = 0
+    table = score_table(np.array([[0.0], [0.0], [0.0], [1.0]]), 4)[:, 0]
+    for seed in range(6):
+        R, p = _pool_data(seed, M=30, N=4)
+        post = build(R, "pass^3")
+        L = square_minorant(post.C[:, 0], 4, post.mix.predictive(4))
+        x = post._scores()[:, 0]
+        free = post.freq @ (x**2 - L[post.s_u])
+        model = post.freq @ post._error_moments()[0][:, 0, 0]
+        assert post.moments("benchmark")[1] == pytest.approx(math.sqrt(max(model, free)) / 30, rel=1e-9)
+        true = sum(stats.binom.pmf(np.arange(5), 4, q) @ table**2 - q**6 for q in p)
+        raised += free > model
+        below += model < true
+    assert raised >= 3 and below >= 3
+
+
+def test_ragged_trials_below_2k_share_at_most_eight_minorants(monkeypatch):
+    """Trial counts 10..19 for pass@10 (ten distinct n < 2k): eight linear programs, each n taking the
+    minorant of the largest degree not above it (degree elevation keeps its unbiased score); the benchmark
+    sd is finite and at least the model's."""
+    rng = np.random.default_rng(4)
+    M = 60
+    R = (rng.random((M, 19)) < rng.beta(1, 3, M)[:, None]).astype(float)
+    for i in range(M):
+        R[i, 10 + i % 10:] = np.nan
+    import bayeseval.posterior.robust as robust
+
+    degrees = []
+    real = robust.square_minorant
+    monkeypatch.setattr(robust, "square_minorant", lambda c, d, w: degrees.append(d) or real(c, d, w))
+    post = build(to_counts(R, missing=np.nan), "pass@10")
+    assert np.unique(post.n_u).size == 10
+    post.moments("benchmark")
+    assert sorted(degrees) == [10, 11, 13, 14, 15, 16, 18, 19]  # evenly spaced over the distinct n
+    model = post.freq @ post._error_moments()[0][:, 0, 0]
+    sd = post.moments("benchmark")[1]
+    assert math.isfinite(sd) and sd >= math.sqrt(model) / M - 1e-15
+
+
 @pytest.mark.slow
 def test_fixed_seed_coverage_of_pass_at_k_on_the_two_cluster_pool_with_16_trials():
     """The cell the model-only variance failed (pass@8, two clusters, M = 30, N = 16, benchmark scope: 90.2%
