@@ -376,6 +376,17 @@ def test_square_minorant_makes_an_upper_bound_of_the_error_variance_by_enumerati
             gap = g**2 - bernstein_eval(L, np.array([q]))[0]
             assert w @ (ghat**2 - Ls) == pytest.approx(var + gap, abs=1e-12)
             assert gap >= -1e-12
+        # close to g^2 where the pool is (L = 0 would be 0.3 or more away): the gap averaged over the two
+        # clusters (0.05 / 0.9 at 40 / 60%) is under 0.01
+        at = np.array([0.05, 0.9])
+        gaps = bernstein_eval(C, at) ** 2 - bernstein_eval(L, at)
+        assert np.array([0.4, 0.6]) @ gaps < 0.01
+        # more trials than the degree: the unbiased score of L from n' = 5..9 trials averages to L(p)
+        for n2 in (5, 7, 9):
+            table = score_table(L[:, None], n2)[:, 0]
+            for q in (0.05, 0.5, 0.9):
+                assert stats.binom.pmf(np.arange(n2 + 1), n2, q) @ table == pytest.approx(
+                    bernstein_eval(L, np.array([q]))[0], abs=1e-12)
 
 
 def test_square_minorant_is_close_to_g_squared_where_the_weights_are():
@@ -436,6 +447,50 @@ def test_ragged_trials_below_2k_share_at_most_eight_minorants(monkeypatch):
     model = post.freq @ post._error_moments()[0][:, 0, 0]
     sd = post.moments("benchmark")[1]
     assert math.isfinite(sd) and sd >= math.sqrt(model) / M - 1e-15
+
+
+def test_trial_counts_above_and_below_2k_each_take_their_pool_free_term():
+    """pass@3 with 4, 6 and 8 trials per question: questions with n >= 6 = 2k give the unbiased term
+    ghat^2 - (g^2)^, those with 4 the minorant bound ghat^2 - L^ (degree 4), summed by hand here."""
+    from bayeseval.metrics.engine import product_coefficients, score_table
+    from bayeseval.posterior.robust import square_minorant
+
+    rng = np.random.default_rng(8)
+    M = 45
+    p = np.where(rng.random(M) < 0.4, 0.05, 0.9)
+    R = (rng.random((M, 8)) < p[:, None]).astype(float)
+    R[:15, 4:] = np.nan
+    R[15:30, 6:] = np.nan
+    post = build(to_counts(R, missing=np.nan), "pass@3")
+    C = post.C[:, 0]
+    total = 0.0
+    for n in (4, 6, 8):
+        rows = post.n_u == n
+        x, s, f = post._scores()[rows, 0], post.s_u[rows], post.freq[rows]
+        if n >= 6:
+            total += f @ (x**2 - score_table(product_coefficients(C, C)[:, None], n)[s, 0])
+        else:
+            total += f @ (x**2 - square_minorant(C, 4, post.mix.predictive(4))[s])
+    assert post._unbiased_error()[0, 0] == pytest.approx(total, rel=1e-12)
+
+
+def test_a_noisy_minorant_is_not_used():
+    """maj@15 from 20 trials (Beta(1, 1) pool, M = 100): a degree-20 minorant of g^2 (degree 30) has oscillating
+    coefficients and its sum is mostly noise (it once made the sd 2.8 times the true sd); it is not used, and
+    the benchmark sd stays within 30% of the true sd sqrt(sum_i Var(ghat_i | p_i)) / M on every seed."""
+    from bayeseval.metrics.engine import score_table
+
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        p = rng.beta(1, 1, 100)
+        R = (rng.random((100, 20)) < p[:, None]).astype(np.int8)
+        post = build(R, "maj@15")
+        table = score_table(post.C, 20)[:, 0]
+        true = math.sqrt(sum(stats.binom.pmf(np.arange(21), 20, q) @ table**2
+                             - bernstein_eval(post.C[:, 0], np.array([q]))[0] ** 2 for q in p)) / 100
+        model = post.freq @ post._error_moments()[0][:, 0, 0]
+        assert post._unbiased_error()[0, 0] == pytest.approx(model, rel=1e-12)  # the model's terms only
+        assert post.moments("benchmark")[1] / true == pytest.approx(1.0, abs=0.3)
 
 
 @pytest.mark.slow

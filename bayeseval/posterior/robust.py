@@ -9,20 +9,20 @@ and uses a pool model only for what they cannot say:
   estimate ``ghat = (1/M) sum_i ghat_i`` (``E[ghat_i | p_i] = g(p_i)``): no shrinkage, so no bias from a
   misfitting pool.
 * **Benchmark scope** (these M questions): ``theta_B = ghat - e``, ``e = (1/M) sum_i e_i`` the estimator's
-  error, ``e_i = ghat_i - g(p_i)``.  Its law per question is the posterior predictive: ``p* ~ p_i | s_i``,
-  ``s* ~ Bin(n_i, p*)``, ``e_i = ghat(s*) - g(p*)``; the interval uses its variance, not its skew (see
-  *Shape* below).  Its variance
-  ``E[Var(ghat_i | p) | s_i]`` is closed form: ``E[ghat^2 | p]`` is the Bernstein polynomial of degree
-  ``n_i`` with coefficients ``ghat(t)^2``.  Where questions have ``n_i >= 2k`` trials, the variance is
-  raised to the pool-free unbiased estimate ``sum_i [ghat_i^2 - (g^2)^_i]`` when that is larger
-  (:meth:`RobustPosterior._unbiased_error`).  ``p_i | s_i`` is the posterior under the fitted pool
-  (:class:`bayeseval.priors.BetaMixture`, a fine-grid mixture of Betas with weighted-likelihood-bootstrap
-  refits), or, where that gives the question a larger error variance, the same mixture with each near point
-  mass (``kappa >= 100``) replaced by the posterior of its location, ``Beta(1 + S_j, 1 + F_j)`` from the
-  pooled successes and failures of its members: a grid point does not know how well the data place a
-  cluster (12 never-solved questions x 4 trials say only that the cluster sits below about 0.06).  On
-  CRUXEval-I (800 questions x 10) the benchmark sd of pass@5 is 0.0039 against 0.0034 from the unbiased
-  variance estimate (``n >= 2k`` there; ``tests/test_robust.py``); coverage per pool in
+  error, ``e_i = ghat_i - g(p_i)``. Its law per question is the posterior predictive: ``p* ~ p_i | s_i``, ``s*
+  ~ Bin(n_i, p*)``, ``e_i = ghat(s*) - g(p*)``; the interval uses its variance, not its skew (see *Shape*
+  below). Its variance ``E[Var(ghat_i | p) | s_i]`` is closed form: ``E[ghat^2 | p]`` is the Bernstein
+  polynomial of degree ``n_i`` with coefficients ``ghat(t)^2``. Where questions have ``n_i >= 2k`` trials, the
+  variance is raised to the pool-free unbiased estimate ``sum_i [ghat_i^2 - (g^2)^_i]`` when that is larger;
+  with ``2 <= n_i < 2k``, to the pool-free upper bound ``sum_i [ghat_i^2 - L^_i]``, ``L <= g^2`` a polynomial
+  of degree ``n_i`` (:func:`square_minorant`; :meth:`RobustPosterior._unbiased_error`). ``p_i | s_i`` is the
+  posterior under the fitted pool (:class:`bayeseval.priors.BetaMixture`, a fine-grid mixture of Betas with
+  weighted-likelihood-bootstrap refits), or, where that gives the question a larger error variance, the same
+  mixture with each near point mass (``kappa >= 100``) replaced by the posterior of its location, ``Beta(1 +
+  S_j, 1 + F_j)`` from the pooled successes and failures of its members: a grid point does not know how well
+  the data place a cluster (12 never-solved questions x 4 trials say only that the cluster sits below about
+  0.06). On CRUXEval-I (800 questions x 10) the benchmark sd of pass@5 is 0.0039 against 0.0034 from the
+  unbiased variance estimate (``n >= 2k`` there; ``tests/test_robust.py``); coverage per pool in
   ``benchmarks/results_coverage_robust.md``.
 * **Shape** (benchmark scope, every question with at least 2 trials): draws are normal, ``N(ghat, sd^2)``
   with ``sd^2 = (1/M^2) sum_i E[Var(ghat_i | p) | s_i]`` (clipped to the metric's range; geospectrum's two
@@ -81,6 +81,9 @@ __all__ = ["RobustPosterior"]
 CHECK_LL_TOL = 1e-5  # EM stop (nats per question) of the point fit that only feeds the model check
 FEW_CARRYING = 5.0  # fewer questions than this carrying the population-scope estimate: a warning (carrying_questions)
 MINORANT_DEGREES = 8  # at most this many linear programs (square_minorant) per payoff column: ragged trial counts
+MINORANT_BOX = 2.0  # square_minorant's coefficients within +-this times the largest g^2
+MINORANT_NOISE = 4.0  # a minorant whose per-question term has a pool-predictive sd above this many times its mean
+# is not used (maj@15 from 20 trials: about 13; pass^3 or pass@3 from 4 trials: about 2)
 SHARP = 100.0  # components at least this concentrated (kappa = a + b) are clusters whose location is learnt
 
 
@@ -276,12 +279,17 @@ class RobustPosterior(_BinaryPosterior):
         ghat_b(s) - [g_a g_b]^(s)`` is unbiased for it whatever the pool.
 
         With ``2 <= n < 2k`` trials ``g^2`` has no unbiased score (n trials identify only the pool's first n
-        moments), but every polynomial ``L <= g^2`` of degree ``n`` has one, so ``ghat(s)^2 - L^(s)`` is
-        unbiased for ``Var(ghat | p) + (g^2 - L)(p)``: an upper bound, whatever the pool
-        (:func:`square_minorant` gives the ``L`` closest to ``g^2`` where the fitted pool puts its questions;
-        pass^3 from 4 trials: within 0.003 of ``g^2`` at p = 0.9, where ``Var(ghat | p) = 0.14``).  That is
-        the diagonal; off-diagonal terms there, and questions with one trial (:meth:`_one_trial`), keep the
-        model's.  None where every question has one trial.
+        moments), but every polynomial ``L <= g^2`` of degree at most ``n`` has one, so ``ghat(s)^2 - L^(s)``
+        is unbiased for ``Var(ghat | p) + (g^2 - L)(p)``: for a fixed ``L``, an upper bound whatever the pool.
+        :func:`square_minorant` picks the ``L`` closest to ``g^2`` where the fitted pool puts its questions
+        (pass^3 from 4 trials: within 0.003 of ``g^2`` at p = 0.9, where ``Var(ghat | p) = 0.14``); that
+        choice sees the counts only through the fitted pool, which moved the sum by less than its noise with
+        15-30 questions (with one question it can fall below the variance).  At high degrees the minorant's
+        coefficients oscillate and the sum is mostly noise: a minorant whose per-question term has a
+        pool-predictive sd above ``MINORANT_NOISE`` (4) times its mean is not used (maj@15 from 20 trials: about
+        13).  That is the diagonal; off-diagonal terms there, questions where the minorant is not used, and
+        questions with one trial (:meth:`_one_trial`) keep the model's.  None where every question has one
+        trial.
 
         The fitted pool can split a cluster (questions at p = 0.05 seen as some at 0 and some at 0.1), which
         lowers the error variance it predicts; the pool-free sum cannot be misled that way, but is noisy and
@@ -289,6 +297,13 @@ class RobustPosterior(_BinaryPosterior):
         the two-cluster pool (M = 30, 16 trials, pass@8) the 95% interval covered 90.2% with the model's
         variance alone and 93.8% with the larger of the two (1,000 replicates each;
         ``benchmarks/results_coverage_confirm.md``)."""
+        if getattr(self, "_free", False) is not False:
+            return self._free
+        self._free = self._pool_free()
+        return self._free
+
+    def _pool_free(self) -> np.ndarray | None:
+        """:meth:`_unbiased_error`, computed."""
         k = self.C.shape[0] - 1
         if int(self.n_u.max()) < 2:
             return None
@@ -309,16 +324,24 @@ class RobustPosterior(_BinaryPosterior):
             degrees = ns if ns.size <= MINORANT_DEGREES else \
                 np.unique(ns[np.linspace(0, ns.size - 1, MINORANT_DEGREES).round().astype(np.int64)])
             model = self._error_moments()[0]
+            cache = self.counts.cache()
             for a in range(m):
-                minorants = {int(d): square_minorant(self.C[:, a], int(d), self.mix.predictive(int(d)))
-                             for d in degrees}
+                col = np.ascontiguousarray(self.C[:, a])
                 for n in ns.tolist():
-                    L = minorants[int(degrees[degrees <= n].max())]
+                    d = int(degrees[degrees <= n].max())
+                    key = ("minorant", col.tobytes(), d)
+                    if key not in cache:  # one linear program per payoff column and degree, shared by every call
+                        cache[key] = square_minorant(col, d, self.mix.predictive(d))
+                    L = cache[key]
                     if L is None:  # the linear program failed: the model's term stays
                         continue
+                    term = self._score_table(n)[:, a] ** 2 - score_table(L[:, None], n)[:, 0]  # s = 0..n
+                    P = self.mix.predictive(n)
+                    mean_t = float(P @ term)
+                    if not mean_t > 0 or math.sqrt(max(float(P @ (term - mean_t) ** 2), 0.0)) > MINORANT_NOISE * mean_t:
+                        continue  # too noisy to help (high degrees: the minorant's coefficients oscillate)
                     rows = np.flatnonzero(self.n_u == n)
-                    bound = x[rows, a] ** 2 - score_table(L[:, None], n)[self.s_u[rows], 0]
-                    free[a, a] += self.freq[rows] @ (bound - model[rows, a, a])
+                    free[a, a] += self.freq[rows] @ (term[self.s_u[rows]] - model[rows, a, a])
         return free
 
     def _pseudo(self):
@@ -489,8 +512,9 @@ class RobustPosterior(_BinaryPosterior):
         estimate is at the end of the range.
 
         Where it is below ``FEW_CARRYING`` (5) but above 0 (a model at the end of the range on every question is
-        answered by the prior pseudo-question, not by a few questions), the population-scope result warns.  With M = 15 on a logit-normal(0, 2) pool, pass^16 from 64 trials was warned in 97% of
-        300 replicates and its 95% interval covered 88.7% of those; pass@8 from 16 trials 93% and 90.7%; on
+        answered by the prior pseudo-question, not by a few questions), the population-scope result warns.
+        With M = 15 on a logit-normal(0, 2) pool, pass^16 from 64 trials was warned in 97% of 300 replicates
+        and its 95% interval covered 88.7% of those; pass@8 from 16 trials 93% and 90.7%; on
         Beta(0.5, 0.5) 78% and 90.2%; avg from 4 trials on Beta(2, 5) 1% (``benchmarks/results_few_carrying.md``).
 
         >>> import numpy as np
@@ -529,7 +553,7 @@ def square_minorant(c: np.ndarray, d: int, weights: np.ndarray) -> np.ndarray | 
 
     a linear program (HiGHS through :func:`scipy.optimize.linprog`); with ``w_j = P(s = j)`` of ``d`` trials
     under the fitted pool the objective is ``E[L(p)]`` over the pool.  ``w`` gets 10% of uniform weight,
-    coefficients are bounded by four times the largest ``g^2``, and ``L`` is lowered by its largest excess
+    coefficients are bounded by ``MINORANT_BOX`` (2) times the largest ``g^2``, and ``L`` is lowered by its largest excess
     over ``g^2`` on a grid ten times finer, so ``L <= g^2`` holds to that grid's resolution.  ``L``'s unbiased
     score from ``s`` of ``n >= d`` trials is ``score_table(L, n)[s]`` (for ``n = d``: ``l_s``).  None if the
     program fails.  Used by :meth:`RobustPosterior._unbiased_error` (Var(ghat | p) <= E[ghat^2 | p] - L(p)).
@@ -546,7 +570,12 @@ def square_minorant(c: np.ndarray, d: int, weights: np.ndarray) -> np.ndarray | 
     w = 0.9 * np.asarray(weights, np.float64) / max(float(np.sum(weights)), 1e-300) + 0.1 / (d + 1)
     B = binom.pmf(np.arange(d + 1)[None, :], d, t[:, None])
     R = max(float(np.abs(g2).max()), 1e-12)
-    res = linprog(-w, A_ub=B, b_ub=g2, bounds=[(-4.0 * R, 4.0 * R)] * (d + 1), method="highs")
+    if not np.all(np.isfinite(w)):
+        return None
+    try:
+        res = linprog(-w, A_ub=B, b_ub=g2, bounds=[(-MINORANT_BOX * R, MINORANT_BOX * R)] * (d + 1), method="highs")
+    except ValueError:
+        return None
     if res.status != 0:
         return None
     fine = np.linspace(0.0, 1.0, 20001)
