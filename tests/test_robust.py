@@ -474,6 +474,18 @@ def test_trial_counts_above_and_below_2k_each_take_their_pool_free_term():
     assert post._unbiased_error()[0, 0] == pytest.approx(total, rel=1e-12)
 
 
+def test_the_minorant_bound_is_capped_at_the_largest_variance():
+    """One question, 3 of 4 trials, pass^3: the bound ghat^2 - L^(3) (0.51) exceeds the largest variance of
+    ghat over p (0.173 at p = 0.83, found here on a fine grid), which caps it: sd = sqrt(0.173)."""
+    from bayeseval.metrics.engine import score_table
+
+    post = build(np.array([[1, 1, 1, 0]]), "pass^3")
+    t = np.linspace(0, 1, 100_001)
+    table = score_table(post.C, 4)[:, 0]
+    most = np.max(bernstein_eval(table**2, t) - t**6)
+    assert post.moments("benchmark")[1] == pytest.approx(math.sqrt(most), rel=1e-5)
+
+
 def test_a_noisy_minorant_is_not_used():
     """maj@15 from 20 trials (Beta(1, 1) pool, M = 100): a degree-20 minorant of g^2 (degree 30) has oscillating
     coefficients and its sum is mostly noise (it once made the sd 2.8 times the true sd); it is not used, and

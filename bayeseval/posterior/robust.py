@@ -287,7 +287,8 @@ class RobustPosterior(_BinaryPosterior):
         15-30 questions (with one question it can fall below the variance).  At high degrees the minorant's
         coefficients oscillate and the sum is mostly noise: a minorant whose per-question term has a
         pool-predictive sd above ``MINORANT_NOISE`` (4) times its mean is not used (maj@15 from 20 trials: about
-        13).  That is the diagonal; off-diagonal terms there, questions where the minorant is not used, and
+        13).  The bound of the questions with ``n`` trials is capped at their number times the largest
+        ``Var(ghat | p)`` over p.  That is the diagonal; off-diagonal terms there, questions where the minorant is not used, and
         questions with one trial (:meth:`_one_trial`) keep the model's.  None where every question has one
         trial.
 
@@ -341,7 +342,11 @@ class RobustPosterior(_BinaryPosterior):
                     if not mean_t > 0 or math.sqrt(max(float(P @ (term - mean_t) ** 2), 0.0)) > MINORANT_NOISE * mean_t:
                         continue  # too noisy to help (high degrees: the minorant's coefficients oscillate)
                     rows = np.flatnonzero(self.n_u == n)
-                    free[a, a] += self.freq[rows] @ (term[self.s_u[rows]] - model[rows, a, a])
+                    grid = np.linspace(0.0, 1.0, 1001)  # no sum exceeds its questions' largest variances
+                    most = float(np.max(bernstein_eval(self._score_table(n)[:, a] ** 2, grid)
+                                        - bernstein_eval(self.C[:, a], grid) ** 2))
+                    bound = min(float(self.freq[rows] @ term[self.s_u[rows]]), float(self.freq[rows].sum()) * most)
+                    free[a, a] += bound - float(self.freq[rows] @ model[rows, a, a])
         return free
 
     def _pseudo(self):
