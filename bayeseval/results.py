@@ -50,6 +50,7 @@ class ModelCheckWarning(UserWarning):
 DEFAULT_SCOPE = "population"
 DEFAULT_INTERVAL = "exact"
 DEFAULT_DRAWS = 4000
+BOOTSTRAP_T_RESAMPLES = 4000  # resamples behind Estimate.bootstrap_t_interval
 DEFAULT_SEED = 20251104
 
 
@@ -103,6 +104,52 @@ class Estimate(Result):
         if level == self.level and method == self.method:
             return self.lo, self.hi
         return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed, self.value)
+
+    def bootstrap_t_interval(self, level: float | None = None, resamples: int = BOOTSTRAP_T_RESAMPLES,
+                             seed: int | None = None) -> tuple[float, float]:
+        """The studentized bootstrap (bootstrap-t) interval over questions, population scope: a frequentist
+        second opinion where the default interval rests on few questions (the "rests on about X of M
+        questions" warning).  Wider there, and second-order accurate for a skewed mean
+        (:func:`bayeseval.posterior.bootstrap.bootstrap_t`): in simulations of pass@16 and pass^16 on 15-30
+        questions it covered 94.5-97.1% where the default covered 84.3-90.8%, at 1.8-4.0 times the width
+        (``benchmarks/results_tail_cells.md``).
+
+        Needs an unbiased per-question score (every question with at least k trials) and two questions whose
+        scores differ.
+
+        >>> import numpy as np
+        >>> from bayeseval import estimate
+        >>> R = (np.arange(30 * 8).reshape(30, 8) % 7 < np.arange(30)[:, None] % 4).astype(int)
+        >>> e = estimate(R, "pass@4")
+        >>> round(e.value, 3), round(e.lo, 3), round(e.hi, 3)
+        (0.558, 0.422, 0.699)
+        >>> [round(v, 3) for v in e.bootstrap_t_interval(seed=1)]
+        [0.406, 0.691]
+        """
+        level = self.level if level is None else V.confidence(level, "level")
+        resamples = V.integer(resamples, "resamples", minimum=100)
+        seed = self.seed if seed is None else V.integer(seed, "seed", minimum=0)
+        if self.scope != "population":
+            raise ValueError(f"bootstrap_t_interval resamples questions, so it answers the population scope; this "
+                             f"estimate's scope is {self.scope!r}: estimate(..., scope='population')")
+        post = self._post
+        if post.spec.kind == "geospectrum":
+            raise ValueError("bootstrap_t_interval does not cover geospectrum (a blend of two means, not one mean "
+                             "over questions)")
+        x = post.state_scores()
+        if x is None:
+            raise ValueError(f"bootstrap_t_interval needs an unbiased per-question score of {self.metric}, which "
+                             "needs at least k trials per question")
+        x = np.asarray(x, dtype=np.float64)
+        f = np.asarray(post.freq, dtype=np.float64)
+        xbar = float(f @ x) / post.M
+        if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
+            raise ValueError("bootstrap_t_interval needs at least two questions whose scores differ; with every "
+                             "question alike the bootstrap has nothing to resample (the default interval's prior "
+                             "pseudo-question sets its width)")
+        from .posterior.bootstrap import bootstrap_t
+
+        return bootstrap_t(x, f, level, resamples, np.random.default_rng(seed), post.range)
 
     def draws(self, n: int = DEFAULT_DRAWS, seed: int | None = None) -> np.ndarray:
         """Posterior draws of the dataset-level metric in this estimate's scope (seeded, reproducible)."""

@@ -181,3 +181,44 @@ def test_compare_type_i_and_calibration_numbers_quoted_are_the_benchmark_results
     shares = [float(line.split("|")[-2]) for line in null.splitlines() if line.startswith("| ") and "| 30 | 1 |" in line]
     assert len(shares) == 4
     assert f"0.975] in {min(shares):.1f}-{max(shares):.1f}% of replicates" in flat
+
+def test_tail_cells_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md, the few-carrying warning and Estimate.bootstrap_t_interval's docstring quote
+    benchmarks/results_tail_cells.md: coverage of the default, t, BCa and bootstrap-t in the three cells below
+    the floor, and the bootstrap-t and Hoeffding widths relative to the default's."""
+    import inspect
+
+    from bayeseval.results import Estimate
+
+    md = (ROOT / "benchmarks" / "results_tail_cells.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+            if line.startswith("| ") and "---" not in line and "pool" not in line]
+    methods = ("default", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding")
+    cov = {(r[0], r[2]): {m: float(c.split()[0]) for m, c in zip(methods, r[4:10])} for r in rows}
+    wid = {(r[0], r[2]): {m: float(c.split(" w ")[1]) for m, c in zip(methods, r[4:10])} for r in rows}
+    low = [("30", "Beta(2,5)"), ("30", "logit-normal(0,2)"), ("15", "logit-normal(0,2)")]
+    for key in low:
+        c = cov[key]
+        quoted = f"{c['default']}%, {c['t']}%, {c['BCa']}%, {c['bootstrap-t']}%"
+        if key == low[0]:
+            quoted = f"default {c['default']}%, t {c['t']}%, BCa {c['BCa']}%, bootstrap-t {c['bootstrap-t']}%"
+        assert quoted in flat, key
+        assert f"{wid[key]['bootstrap-t'] / wid[key]['default']:.1f} times" in flat, key
+    boot = [cov[k]["bootstrap-t"] for k in low]
+    default = [cov[k]["default"] for k in low]
+    ratio = [wid[k]["bootstrap-t"] / wid[k]["default"] for k in low]
+    hoeff = [wid[k]["Hoeffding"] / wid[k]["default"] for k in low]
+    assert f"Hoeffding's bound covers 100% at {min(hoeff):.1f}-{max(hoeff):.1f} times the width" in flat
+    doc = " ".join(inspect.getdoc(Estimate.bootstrap_t_interval).split())
+    span = f"covered {min(boot)}-{max(boot)}% where the default covered {min(default)}-{max(default)}%"
+    assert span in doc and f"at {min(ratio):.1f}-{max(ratio):.1f} times the width" in doc
+    import numpy as np
+
+    import bayeseval as be
+
+    R = np.zeros((15, 4), dtype=int)
+    R[0] = 1
+    R[1, :2] = 1
+    warned = " ".join(be.estimate(R, "pass^2").warnings)
+    assert f"covered {min(boot)}-{max(boot)}% at {min(ratio):.1f}-{round(max(ratio))} times" in warned

@@ -29,7 +29,9 @@ covered pass@8 (16 trials) 86.5% and the studentized one 90.3% (1,000 replicates
 References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1);
 Gelman, Carlin, Stern, Dunson, Vehtari & Rubin (2013), Bayesian Data Analysis, 3rd ed., section 3.2.
 
->>> import numpy as np
+>>> import math
+
+import numpy as np
 >>> mean, cov = dp_moments(np.array([[0.0], [1.0]]), np.array([3, 1]), np.array([0.5]), np.array([[1 / 3]]), 1.0)
 >>> round(float(mean[0]), 4), round(float(cov[0, 0]), 5)
 (0.3, 0.03222)
@@ -37,9 +39,12 @@ Gelman, Carlin, Stern, Dunson, Vehtari & Rubin (2013), Bayesian Data Analysis, 3
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor"]
+__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor",
+           "bootstrap_t"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
@@ -115,3 +120,43 @@ def dp_draws_studentized(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray
     mean, _ = dp_moments(rows, freq, y_mean, y_second, alpha)
     M = int(round(float(np.sum(freq))))
     return studentize(dp_draws(rows, freq, y_draws, rng, alpha), mean, M, rng)
+
+
+def bootstrap_t(x: np.ndarray, freq: np.ndarray, level: float, resamples: int, rng: np.random.Generator,
+                bounds: tuple[float, float]) -> tuple[float, float]:
+    r"""The studentized (bootstrap-t) interval for the mean over questions of per-question scores ``x`` (one per
+    distinct state, ``freq`` questions each): questions are resampled with replacement (a multinomial over
+    states), each resample's
+
+    .. math::  t^* = (\bar x^* - \bar x) / \mathrm{se}^*, \qquad
+               \mathrm{se}^2 = \frac{\sum_i (x_i - \bar x)^2}{M (M - 1)},
+
+    and the interval is ``[xbar - t*_{(1+level)/2} se, xbar - t*_{(1-level)/2} se]``, clipped to ``bounds``.
+    Second-order accurate for a skewed mean, where the t and percentile intervals are first-order (Hall 1992,
+    *The Bootstrap and Edgeworth Expansion*, section 3.5; Efron & Tibshirani 1993, chapter 12); a resample whose
+    questions all score alike has ``se* = 0`` and an infinite ``t*``, which reaches the bound.  On 30 questions
+    of a Beta(2,5) pool, pass@16 from 64 trials, it covered 94.5% where the default population interval covered
+    90.8% and the t interval 86.8%, at 1.8 times the default's width (2,000 replicates;
+    ``benchmarks/results_tail_cells.md``).
+
+    >>> import numpy as np
+    >>> x, f = np.array([0.0, 0.5, 1.0]), np.array([3, 10, 17])
+    >>> lo, hi = bootstrap_t(x, f, 0.95, 4000, np.random.default_rng(0), (0.0, 1.0))
+    >>> round(lo, 2), round(hi, 2)
+    (0.58, 0.85)
+    """
+    f = np.asarray(freq, dtype=np.float64)
+    M = float(f.sum())
+    xbar = float(f @ x) / M
+    se = math.sqrt(max(float(f @ (x - xbar) ** 2), 0.0) / (M * (M - 1.0)))
+    t = np.empty(resamples)
+    step = max(1, 2_000_000 // max(x.size, 1))
+    for start in range(0, resamples, step):
+        w = rng.multinomial(int(M), f / M, size=min(step, resamples - start)).astype(np.float64)
+        mean = w @ x / M
+        var = np.maximum((w * (x[None, :] - mean[:, None]) ** 2).sum(axis=1), 0.0) / (M * (M - 1.0))
+        d = mean - xbar
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t[start:start + w.shape[0]] = np.where(var > 0, d / np.sqrt(var), np.where(d == 0, 0.0, np.sign(d) * np.inf))
+    lo_t, hi_t = np.quantile(np.clip(t, -1e12, 1e12), [(1 - level) / 2, (1 + level) / 2])
+    return float(max(xbar - hi_t * se, bounds[0])), float(min(xbar - lo_t * se, bounds[1]))
