@@ -29,9 +29,7 @@ covered pass@8 (16 trials) 86.5% and the studentized one 90.3% (1,000 replicates
 References: Ferguson (1973), Ann. Stat. 1(2); Rubin (1981), "The Bayesian bootstrap", Ann. Stat. 9(1);
 Gelman, Carlin, Stern, Dunson, Vehtari & Rubin (2013), Bayesian Data Analysis, 3rd ed., section 3.2.
 
->>> import math
-
-import numpy as np
+>>> import numpy as np
 >>> mean, cov = dp_moments(np.array([[0.0], [1.0]]), np.array([3, 1]), np.array([0.5]), np.array([[1 / 3]]), 1.0)
 >>> round(float(mean[0]), 4), round(float(cov[0, 0]), 5)
 (0.3, 0.03222)
@@ -157,6 +155,7 @@ def bootstrap_t(x: np.ndarray, freq: np.ndarray, level: float, resamples: int, r
         var = np.maximum((w * (x[None, :] - mean[:, None]) ** 2).sum(axis=1), 0.0) / (M * (M - 1.0))
         d = mean - xbar
         with np.errstate(divide="ignore", invalid="ignore"):
-            t[start:start + w.shape[0]] = np.where(var > 0, d / np.sqrt(var), np.where(d == 0, 0.0, np.sign(d) * np.inf))
+            inf = np.where(d == 0, 0.0, np.sign(d) * np.inf)  # se* = 0: t* is infinite unless the mean did not move
+            t[start:start + w.shape[0]] = np.where(var > 0, d / np.sqrt(var), inf)
     lo_t, hi_t = np.quantile(np.clip(t, -1e12, 1e12), [(1 - level) / 2, (1 + level) / 2])
     return float(max(xbar - hi_t * se, bounds[0])), float(min(xbar - lo_t * se, bounds[1]))

@@ -288,9 +288,9 @@ class RobustPosterior(_BinaryPosterior):
         coefficients oscillate and the sum is mostly noise: a minorant whose per-question term has a
         pool-predictive sd above ``MINORANT_NOISE`` (4) times its mean is not used (maj@15 from 20 trials: about
         13).  The bound of the questions with ``n`` trials is capped at their number times the largest
-        ``Var(ghat | p)`` over p.  That is the diagonal; off-diagonal terms there, questions where the minorant is not used, and
-        questions with one trial (:meth:`_one_trial`) keep the model's.  None where every question has one
-        trial.
+        ``Var(ghat | p)`` over p.  That is the diagonal; off-diagonal terms there, questions where the minorant
+        is not used, and questions with one trial (:meth:`_one_trial`) keep the model's.  None where every
+        question has one trial.
 
         The fitted pool can split a cluster (questions at p = 0.05 seen as some at 0 and some at 0.1), which
         lowers the error variance it predicts; the pool-free sum cannot be misled that way, but is noisy and
@@ -558,12 +558,12 @@ def square_minorant(c: np.ndarray, d: int, weights: np.ndarray) -> np.ndarray | 
     .. math::  \max_{\ell}\ \sum_{j=0}^{d} w_j \ell_j \quad\text{s.t.}\quad
                \sum_j \ell_j \binom{d}{j} t^j (1 - t)^{d - j} \le g(t)^2 \ \text{on a grid of } t,
 
-    a linear program (HiGHS through :func:`scipy.optimize.linprog`); with ``w_j = P(s = j)`` of ``d`` trials
-    under the fitted pool the objective is ``E[L(p)]`` over the pool.  ``w`` gets 10% of uniform weight,
-    coefficients are bounded by ``MINORANT_BOX`` (2) times the largest ``g^2``, and ``L`` is lowered by its largest excess
-    over ``g^2`` on a grid ten times finer, so ``L <= g^2`` holds to that grid's resolution.  ``L``'s unbiased
-    score from ``s`` of ``n >= d`` trials is ``score_table(L, n)[s]`` (for ``n = d``: ``l_s``).  None if the
-    program fails.  Used by :meth:`RobustPosterior._unbiased_error` (Var(ghat | p) <= E[ghat^2 | p] - L(p)).
+    a linear program (HiGHS through :func:`scipy.optimize.linprog`); with ``w_j = P(s = j)`` of ``d`` trials under
+    the fitted pool the objective is ``E[L(p)]`` over the pool. ``w`` gets 10% of uniform weight, coefficients are
+    bounded by ``MINORANT_BOX`` (2) times the largest ``g^2``, and ``L`` is lowered by its largest excess over
+    ``g^2`` on a grid ten times finer, so ``L <= g^2`` holds to that grid's resolution. ``L``'s unbiased score
+    from ``s`` of ``n >= d`` trials is ``score_table(L, n)[s]`` (for ``n = d``: ``l_s``). None if the program
+    fails. Used by :meth:`RobustPosterior._unbiased_error` (Var(ghat | p) <= E[ghat^2 | p] - L(p)).
 
     >>> import numpy as np
     >>> L = square_minorant(np.array([0.0, 0.0, 0.0, 1.0]), 4, np.full(5, 0.2))   # pass^3, g^2 = p^6
