@@ -222,3 +222,22 @@ def test_tail_cells_numbers_quoted_are_the_benchmark_results():
     R[1, :2] = 1
     warned = " ".join(be.estimate(R, "pass^2").warnings)
     assert f"covered {min(boot)}-{max(boot)}% at {min(ratio):.1f}-{round(max(ratio))} times" in warned
+
+
+def test_minorant_bound_numbers_quoted_are_the_grid_results():
+    """docs/honesty.md and docs/model.md quote the pass^3 coverage from 4 trials (benchmark scope, exact interval)
+    on the two-cluster and Beta(0.5, 0.5) pools after the n < 2k bound: results_coverage_robust.md's cells."""
+    md = (ROOT / "benchmarks" / "results_coverage_robust.md").read_text(encoding="utf-8")
+    bench = md.split("## benchmark scope")[1].split("## population scope")[0]
+    cell = {}
+    for line in bench.splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) > 6 and c[2] == "4":
+            cell[(c[0], c[1])] = c[5].replace("*", "").split(" / ")[0]  # pass^k, exact
+    honesty = " ".join(page("honesty.md").split())
+    model = " ".join(page("model.md").split())
+    two15, two30 = cell[("two clusters", "15")], cell[("two clusters", "30")]
+    u15, u30 = cell[("Beta(0.5,0.5)", "15")], cell[("Beta(0.5,0.5)", "30")]
+    assert f"went from 89% to {two15}% (M = 15) and from 89% to {two30}% (M = 30)" in honesty
+    assert f"from 89% to {u15}% (M = 15) and 92% to {u30}% (M = 30)" in honesty
+    assert f"went from 89% to {two15}% (M = 15) and {two30}% (M = 30)" in model
