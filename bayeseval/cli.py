@@ -27,7 +27,7 @@ from ._argtypes import level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, text_table
-from .results import estimate, evaluate
+from .results import ESTIMATE_INTERVALS, estimate, evaluate
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
@@ -178,6 +178,9 @@ def cmd_report(args) -> int:
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")
+    if args.plot_pass_k and args.interval == "bootstrap-t":
+        raise UsageError("--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval bootstrap-t is for "
+                         "the table: run the plot with another --interval")
     text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,
                          bold_best=args.bold_best, comparisons=ranking, baseline=args.baseline)
     _write(text, args)
@@ -256,7 +259,8 @@ def _html_report(args, ev, data, metric: str) -> None:
     curves = None
     binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
     if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
-        curves = plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval,
+        curves = plots.pass_at_k_curve(binary, scope=args.scope, level=args.level,
+                                       interval=plots.posterior_interval(args.interval, notes, "the pass@k curves"),
                                        prior=args.prior, percent=not args.fraction)
     ranking = rankings if several else list(rankings.values())
     _write_page(args, ev, ranking, args.paths, pass_at_k=curves, warnings=notes, percent=not args.fraction,
@@ -925,8 +929,9 @@ def _add_stats(p, *, interval: bool = True) -> None:
                    help="population: questions are a sample from a pool (default); benchmark: these questions fixed")
     g.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     if interval:
-        g.add_argument("--interval", choices=("exact", "normal", "hdi"), default="exact",
-                       help="interval method (default exact: posterior quantiles)")
+        g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default="exact",
+                       help="interval method (default exact: posterior quantiles; bootstrap-t: the studentized "
+                            "bootstrap over questions, population scope, where few questions carry a metric)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")

@@ -15,7 +15,8 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 
 * ``metric`` -- a metric name (``"avg"``, ``"pass@k"``, ...; ``k=`` / ``"pass@8"``) or a payoff vector;
 * ``scope`` -- ``"population"`` (default) or ``"benchmark"``; ``prior`` -- the population model;
-* ``interval`` -- ``"exact"`` (default), ``"normal"`` or ``"hdi"``; ``level`` -- credibility level;
+* ``interval`` -- ``"exact"`` (default), ``"normal"`` or ``"hdi"`` (:func:`estimate` and :func:`evaluate` also
+  ``"bootstrap-t"``, population scope); ``level`` -- credibility level;
 * ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
 * ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
 * ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
@@ -40,7 +41,7 @@ from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
-           "DEFAULT_DRAWS"]
+           "DEFAULT_DRAWS", "ESTIMATE_INTERVALS"]
 
 
 class ModelCheckWarning(UserWarning):
@@ -51,6 +52,8 @@ DEFAULT_SCOPE = "population"
 DEFAULT_INTERVAL = "exact"
 DEFAULT_DRAWS = 4000
 BOOTSTRAP_T_RESAMPLES = 4000  # resamples behind Estimate.bootstrap_t_interval
+#: the interval methods of an estimate: the posterior's (``METHODS``) and the studentized bootstrap over questions
+ESTIMATE_INTERVALS = (*METHODS, "bootstrap-t")
 DEFAULT_SEED = 20251104
 
 
@@ -94,13 +97,13 @@ class Estimate(Result):
 
     @property
     def interval(self) -> str:
-        """The interval method's name (``"exact"``, ``"normal"`` or ``"hdi"``)."""
+        """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"`` or ``"bootstrap-t"``)."""
         return self.method
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
         """Interval at another credibility ``level`` and/or ``method`` (same scope, prior and seed)."""
         level = self.level if level is None else V.confidence(level, "level")
-        method = self.method if method is None else check_choice(method, "method", METHODS)
+        method = self.method if method is None else check_choice(method, "method", ESTIMATE_INTERVALS)
         if level == self.level and method == self.method:
             return self.lo, self.hi
         return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed, self.value)
@@ -129,27 +132,7 @@ class Estimate(Result):
         level = self.level if level is None else V.confidence(level, "level")
         resamples = V.integer(resamples, "resamples", minimum=100)
         seed = self.seed if seed is None else V.integer(seed, "seed", minimum=0)
-        if self.scope != "population":
-            raise ValueError(f"bootstrap_t_interval resamples questions, so it answers the population scope; this "
-                             f"estimate's scope is {self.scope!r}: estimate(..., scope='population')")
-        post = self._post
-        if post.spec.kind == "geospectrum":
-            raise ValueError("bootstrap_t_interval does not cover geospectrum (a blend of two means, not one mean "
-                             "over questions)")
-        x = post.state_scores()
-        if x is None:
-            raise ValueError(f"bootstrap_t_interval needs an unbiased per-question score of {self.metric}, which "
-                             "needs at least k trials per question")
-        x = np.asarray(x, dtype=np.float64)
-        f = np.asarray(post.freq, dtype=np.float64)
-        xbar = float(f @ x) / post.M
-        if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
-            raise ValueError("bootstrap_t_interval needs at least two questions whose scores differ; with every "
-                             "question alike the bootstrap has nothing to resample (the default interval's prior "
-                             "pseudo-question sets its width)")
-        from .posterior.bootstrap import bootstrap_t
-
-        return bootstrap_t(x, f, level, resamples, np.random.default_rng(seed), post.range)
+        return _bootstrap_t(self._post, self.scope, level, resamples, seed)
 
     def draws(self, n: int = DEFAULT_DRAWS, seed: int | None = None) -> np.ndarray:
         """Posterior draws of the dataset-level metric in this estimate's scope (seeded, reproducible)."""
@@ -197,11 +180,39 @@ class Estimate(Result):
         return Evaluation([self])._repr_html_()
 
 
+def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed: int) -> tuple[float, float]:
+    """:meth:`Estimate.bootstrap_t_interval` of a built posterior (arguments validated), or a ValueError that
+    says why it does not apply."""
+    if scope != "population":
+        raise ValueError(f"the bootstrap-t interval resamples questions, so it answers the population scope; this "
+                         f"estimate's scope is {scope!r}: estimate(..., scope='population')")
+    if post.spec.kind == "geospectrum":
+        raise ValueError("the bootstrap-t interval does not cover geospectrum (a blend of two means, not one mean "
+                         "over questions)")
+    x = post.state_scores()
+    if x is None:
+        raise ValueError(f"the bootstrap-t interval needs an unbiased per-question score of {post.spec.label}, which "
+                         "needs at least k trials per question")
+    x = np.asarray(x, dtype=np.float64)
+    f = np.asarray(post.freq, dtype=np.float64)
+    xbar = float(f @ x) / post.M
+    if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
+        raise ValueError("the bootstrap-t interval needs at least two questions whose scores differ; with every "
+                         "question alike the bootstrap has nothing to resample (the default interval's prior "
+                         "pseudo-question sets its width)")
+    from .posterior.bootstrap import bootstrap_t
+
+    return bootstrap_t(x, f, level, resamples, np.random.default_rng(seed), post.range)
+
+
 def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
               value: float | None = None) -> tuple[float, float]:
     """The interval in ``scope``; where the reported ``value`` sits on a bound of the metric's range
     (every question solved, say) and outside the central interval, the one-sided interval that holds
-    ``level`` of the posterior and reaches that bound, so an interval always contains its value there."""
+    ``level`` of the posterior and reaches that bound, so an interval always contains its value there
+    (``bootstrap-t``: :func:`_bootstrap_t`, ``draws`` resamples; it refuses questions that are all alike)."""
+    if method == "bootstrap-t":
+        return _bootstrap_t(post, scope, level, draws, seed)
     lo_b, hi_b = post.range
     x = None
     if method == "normal":
@@ -267,7 +278,9 @@ def estimate(
         ``"auc@k"``, ``"max@k"`` (``w=``), ``"geospectrum@k"`` (``lam=``,
         ``weights=``), ``"avg@n"``, or a payoff vector ``c[0..k]``.
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
-    interval : ``"exact"`` (default), ``"normal"`` or ``"hdi"``.
+    interval : ``"exact"`` (default), ``"normal"``, ``"hdi"``, or ``"bootstrap-t"``: the studentized bootstrap
+        over questions (population scope; :meth:`Estimate.bootstrap_t_interval`), a frequentist interval
+        beside the posterior's mean and sd, for a metric that rests on few questions.
     level : credibility level in (0, 1).
     prior : ``None`` (``"robust"`` for binary outcomes, :mod:`bayeseval.posterior.robust`; for
         categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
@@ -275,7 +288,7 @@ def estimate(
         ``"hierarchical-dirichlet"``, ``"uniform"`` (``"dirichlet"``), ``"jeffreys"``
         or ``(alpha0, beta0)``; ``alpha0=``/``beta0=`` also set a Beta prior.
     w, R0 : category weights and prior outcomes for categorical metrics.
-    draws, seed : posterior draws behind exact / hdi intervals (seeded; the
+    draws, seed : posterior draws behind exact / hdi intervals, resamples behind bootstrap-t (seeded; the
         same seed gives the same interval).
     model, labels : the model's name, carried into tables (``labels=`` is the name shared with
         :func:`~bayeseval.compare` and :func:`~bayeseval.compare_all`).
@@ -291,7 +304,7 @@ def estimate(
     Estimate
     """
     scope = check_choice(scope, "scope", SCOPES)
-    method = check_choice(interval, "interval", METHODS)
+    method = check_choice(interval, "interval", ESTIMATE_INTERVALS)
     level = V.confidence(level, "level")
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)

@@ -101,3 +101,30 @@ def test_bootstrap_t_validates_its_arguments():
         e.bootstrap_t_interval(resamples=10)
     with pytest.raises((ValueError, TypeError), match="level"):
         e.bootstrap_t_interval(level=1.5)
+
+
+def test_interval_bootstrap_t_in_estimate_is_the_bootstrap_t_interval():
+    """``estimate(..., interval="bootstrap-t")`` puts the studentized bootstrap's ends in ``lo`` / ``hi`` (``draws``
+    resamples, ``seed``), keeps the posterior's mean and sd, and names the method; other methods stay reachable
+    through confidence_interval, and the bootstrap-t interval at another level from a default estimate."""
+    R = _skewed(7)
+    e = be.estimate(R, "pass@16", interval="bootstrap-t", draws=3000, seed=11)
+    ref = be.estimate(R, "pass@16", seed=11, draws=3000)
+    assert (e.lo, e.hi) == ref.bootstrap_t_interval(resamples=3000, seed=11)
+    assert e.interval == "bootstrap-t" and e.draws_n == 3000
+    assert (e.mean, e.sd, e.value) == (ref.mean, ref.sd, ref.value)
+    assert e.confidence_interval(method="exact") == pytest.approx((ref.lo, ref.hi), abs=1e-12)
+    assert ref.confidence_interval(0.9, method="bootstrap-t") == ref.bootstrap_t_interval(level=0.9, resamples=3000)
+    assert e.lo < ref.lo  # left-skewed pass@16 scores: the long side reaches further than the posterior's
+    ev = be.evaluate({"m": R}, ["pass@16", "avg"], interval="bootstrap-t", seed=11, draws=3000)
+    assert (ev["m", "pass@16"].lo, ev["m", "pass@16"].hi) == (e.lo, e.hi)
+
+
+def test_interval_bootstrap_t_refuses_in_estimate_and_where_only_posterior_intervals_exist():
+    R = _skewed(4, M=20, N=4)
+    with pytest.raises(ValueError, match="answers the population scope"):
+        be.estimate(R, "pass@2", scope="benchmark", interval="bootstrap-t")
+    with pytest.raises(ValueError, match="needs at least k trials"):
+        be.estimate(R, "pass@8", interval="bootstrap-t")
+    with pytest.raises(ValueError, match="interval"):  # compare's intervals are the posterior's
+        be.compare(R, 1 - R, metric="avg", interval="bootstrap-t")

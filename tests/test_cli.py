@@ -71,6 +71,32 @@ def test_report_long_table_with_plots(capsys, tmp_path, long_csv):
     assert forest.stat().st_size > 1000 and curve.stat().st_size > 1000
 
 
+def test_report_interval_bootstrap_t_equals_the_library_and_says_what_it_is(capsys, tmp_path, long_csv):
+    """``report --interval bootstrap-t``: the table's intervals are the library's studentized bootstrap, the note
+    calls them confidence intervals; the pass@k plot refuses it (exit 2), the HTML page's curves say they are the
+    posterior's; benchmark scope is one line and exit 2."""
+    code, out, _ = run(capsys, "report", long_csv, *COLS, "--metrics", "avg,pass@2", "--interval", "bootstrap-t",
+                       "--format", "json", "--quiet")
+    assert code == 0
+    got = {(r["model"], r["metric"]): (r["lo"], r["hi"], r["interval"]) for r in json.loads(out)}
+    table = pd.read_csv(long_csv)
+    for name in ("base", "new"):
+        R = table[table.system == name].pivot(index="task", columns="trial", values="ok").to_numpy()
+        for metric in ("avg", "pass@2"):
+            e = be.estimate(R, metric, interval="bootstrap-t")
+            assert got[(name, metric)] == (pytest.approx(e.lo, abs=1e-12), pytest.approx(e.hi, abs=1e-12), "bootstrap-t")
+    code, out, _ = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--format", "markdown", "--quiet")
+    assert code == 0 and "95% studentized-bootstrap confidence interval" in out
+    code, _, err = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--plot-pass-k",
+                       str(tmp_path / "c.png"), "--quiet")
+    assert code == 2 and "--plot-pass-k draws posterior intervals" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--scope", "benchmark", "--quiet")
+    assert code == 2 and "answers the population scope" in err and err.count("\n") == 1
+    page = tmp_path / "r.html"
+    code, _, _ = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--html", str(page), "--quiet")
+    assert code == 0 and "the pass@k curves show equal-tailed posterior intervals" in page.read_text()
+
+
 def test_compare_exit_codes_follow_the_verdict(capsys, long_csv):
     code, out, err = run(capsys, "compare", "--data", long_csv, "base", "new", *COLS, "--fail-if-worse", "--quiet")
     assert code == 1 and "new is better" in out and "base is credibly worse than new" in err

@@ -124,6 +124,30 @@ def test_metrics_equal_library(client, data):
     S.MetricsResponse.model_validate(got)  # the documented response shape
 
 
+def test_metrics_bootstrap_t_interval_equals_library_and_refusals_name_the_field(client):
+    """``interval: "bootstrap-t"`` on /v1/metrics gives the library's studentized bootstrap (same draws = resamples
+    and seed); in benchmark scope it is a 422 naming why, and the HTML report's curves and ranking say that they
+    show posterior intervals."""
+    rng = np.random.default_rng(3)
+    R = (rng.random((30, 16)) < rng.beta(2, 5, 30)[:, None]).astype(int)
+    body = {"models": {"m": {"matrix": R.tolist()}}, "metrics": ["pass@8", "avg"], "interval": "bootstrap-t",
+            "seed": 5, "draws": 2000}
+    r = client.post("/v1/metrics", json=body)
+    assert r.status_code == 200, r.text
+    got = r.json()["estimates"]
+    want = [B.estimate(R, m, interval="bootstrap-t", seed=5, draws=2000, model="m").to_dict() for m in ("pass@8", "avg")]
+    assert got == jsonable(want) and got[0]["interval"] == "bootstrap-t"
+    err = error_of(client.post("/v1/metrics", json={**body, "scope": "benchmark"}), 422)
+    assert "population scope" in err["message"]
+    error_of(client.post("/v1/compare", json={"a": body["models"]["m"], "b": body["models"]["m"],
+                                              "interval": "bootstrap-t"}), 422, "interval")
+    page = client.post("/v1/report.html", json={**body, "models": {"m": body["models"]["m"],
+                                                                    "n": {"matrix": (1 - R).tolist()}}})
+    assert page.status_code == 200, page.text
+    assert "studentized-bootstrap confidence interval" in page.text
+    assert "the pass@k curves show equal-tailed posterior intervals" in page.text
+
+
 def test_metrics_carry_the_model_check(client):
     """Every question solved in exactly 8 of 16 trials: the model check fails; the estimate and the response say so."""
     R = np.zeros((60, 16), int)

@@ -503,9 +503,9 @@ class RobustPosterior(_BinaryPosterior):
             out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
                        "questions: the population-scope interval can be too narrow when so few questions carry the "
                        "metric (in simulations with 15-30 questions, 95% intervals covered 84-91% of such cases; the "
-                       "studentized bootstrap, Estimate.bootstrap_t_interval(), covered 94.5-97.1% at 1.8-4 times "
-                       "the width: docs/honesty.md); evaluate more questions, report the benchmark scope (these "
-                       "questions), or report the bootstrap-t interval")
+                       "studentized bootstrap covered 94.5-97.1% at 1.8-4 times the width: docs/honesty.md); "
+                       "evaluate more questions, report the benchmark scope (these questions), or report the "
+                       "bootstrap-t interval (interval='bootstrap-t'; CLI --interval bootstrap-t)")
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "

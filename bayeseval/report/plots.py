@@ -35,9 +35,9 @@ import numpy as np
 from .. import validate as V
 from .._text import fmt_prob
 from ..scores import Scores
-from .tables import INTERVAL_WORDS, estimates_of, grid, level_label, point_of, scale_of
+from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
 
-__all__ = ["forest", "pass_at_k_curve", "rank_plot", "difference_density", "coverage_plot", "read_coverage_results",
+__all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density", "coverage_plot", "read_coverage_results",
            "strengths_plot", "COVERAGE_COLUMNS"]
 
 #: Markers cycled with the colours, so lines stay apart in grey print and for colour-blind readers.
@@ -135,7 +135,7 @@ def _describe_intervals(ests) -> str:
     words = " / ".join(dict.fromkeys(INTERVAL_WORDS.get(e.method, e.method) for e in ests))
     scopes = " / ".join(dict.fromkeys(e.scope for e in ests))
     priors = " / ".join(dict.fromkeys(e.prior for e in ests))
-    return f"{levels} {words} credible intervals; {scopes} scope; prior {priors}"
+    return f"{levels} {words} {interval_noun(ests)} intervals; {scopes} scope; prior {priors}"
 
 
 # ----------------------------------------------------------------------------- forest
@@ -250,6 +250,23 @@ def default_ks(n: int, points: int = 25) -> list[int]:
     if n <= points:
         return list(range(1, n + 1))
     return sorted({int(round(x)) for x in np.geomspace(1, n, points)})
+
+
+def posterior_interval(interval: str, notes: list, what: str) -> str:
+    """The interval method of ``what`` (pass@k curves, a ranking: posterior intervals only) beside an estimates
+    table computed with ``interval``: ``"bootstrap-t"``, an interval of the table, becomes ``"exact"``, and
+    ``notes`` says so.
+
+    >>> notes = []
+    >>> posterior_interval("hdi", notes, "the curves"), posterior_interval("bootstrap-t", notes, "the curves")
+    ('hdi', 'exact')
+    >>> notes
+    ['the curves show equal-tailed posterior intervals; bootstrap-t is the estimates table's interval']
+    """
+    if interval != "bootstrap-t":
+        return interval
+    notes.append(f"{what} show equal-tailed posterior intervals; bootstrap-t is the estimates table's interval")
+    return "exact"
 
 
 def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "population", level: float = 0.95,

@@ -52,7 +52,13 @@ FORMATS = ("markdown", "latex", "csv", "json", "terminal", "aisbench", "aisbench
 CSV_FIELDS = ("dataset", "model", "metric", "value", "mean", "sd", "lo", "hi", "level", "scope", "interval", "prior",
               "M", "N", "miller_se", "draws", "seed")
 DELTA_FIELDS = ("baseline", "delta", "delta_lo", "delta_hi", "p_value", "p_adjusted", "adjust")
-INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation"}
+INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation",
+                  "bootstrap-t": "studentized-bootstrap"}
+
+
+def interval_noun(ests) -> str:
+    """"credible" for posterior intervals, "confidence" for the bootstrap-t interval (a frequentist one)."""
+    return " / ".join(dict.fromkeys("confidence" if e.method == "bootstrap-t" else "credible" for e in ests))
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
@@ -233,7 +239,7 @@ def note_text(ests: list, *, percent: bool, point: str, intervals: bool, fallbac
     if intervals:
         levels = _distinct(level_label(e.level) for e in ests)
         words = _distinct(INTERVAL_WORDS.get(e.method, e.method) for e in ests)
-        what += f" [{levels} {words} credible interval]"
+        what += f" [{levels} {words} {interval_noun(ests)} interval]"
     unit = "in percent" if percent else "as fractions"
     if percent and any(scale_of(e, True) == 1.0 for e in ests):
         unit += " (metrics outside [0, 1] in their own units)"

@@ -50,7 +50,6 @@ import numpy as np
 
 __all__ = ["write_outputs", "aisbench_numbers"]
 
-_INTERVAL = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation"}
 
 
 def aisbench_numbers(S: np.ndarray) -> dict:
@@ -238,9 +237,10 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     failed = result.failures
     total = M.size
     some = next(iter(ests.values()), None)
+    from ..report.tables import INTERVAL_WORDS
     lines = [f"{abbr}: the AISBench numbers ({len(complete)} questions x {n} samples, percent); beside them "
              f"bayeseval's posterior mean and {pct} credible interval"
-             + (f" ({some.scope} scope, prior {some.prior}, {_INTERVAL.get(some.method, some.method)} interval)"
+             + (f" ({some.scope} scope, prior {some.prior}, {INTERVAL_WORDS.get(some.method, some.method)} interval)"
                 if some is not None else "") + "."]
     if failed:
         nq = int(np.isnan(M).any(axis=1).sum())

@@ -48,6 +48,8 @@ Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["catego
 
 Scope = Literal["population", "benchmark"]
 Interval = Literal["exact", "normal", "hdi"]
+#: an estimate's interval: the posterior's, or the studentized bootstrap over questions (population scope)
+EstimateInterval = Literal["exact", "normal", "hdi", "bootstrap-t"]
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
 BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
@@ -283,7 +285,7 @@ class _Stats(_Body):
     scope: Scope = Field("population", description="'population' (questions are a sample) or 'benchmark'")
     level: Probability = Field(0.95, description="credibility level in (0, 1)")
     prior: Prior | None = Field(None, description=_PRIOR_DOC)
-    draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals")
+    draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals (resamples behind bootstrap-t)")
     seed: Seed | None = Field(None, description="seed of every random draw (null: the library's fixed default)")
 
 
@@ -293,7 +295,8 @@ class MetricsRequest(_Stats):
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
-    interval: Interval = "exact"
+    interval: EstimateInterval = Field("exact", description="exact, normal or hdi (posterior), or bootstrap-t (the "
+                                      "studentized bootstrap over questions; population scope)")
 
 
 Rope = Union[Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)],

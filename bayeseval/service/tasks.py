@@ -215,7 +215,8 @@ def report_html(req: MetricsRequest) -> str:
         if len(binary) >= 2:
             metric, params = items[0]
             try:
-                ranking.append(B.compare_all(binary, metric=metric, scope=req.scope, interval=req.interval,
+                ranking.append(B.compare_all(binary, metric=metric, scope=req.scope,
+                                             interval=plots.posterior_interval(req.interval, warns, "the ranking"),
                                              level=req.level, seed=req.seed, prior=_prior(req.prior), draws=req.draws,
                                              **params))
             except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
@@ -223,7 +224,9 @@ def report_html(req: MetricsRequest) -> str:
         curves = None
         if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
             with _field("models"):
-                curves = plots.pass_at_k_curve(binary, scope=req.scope, level=req.level, interval=req.interval,
+                curves = plots.pass_at_k_curve(binary, scope=req.scope, level=req.level,
+                                               interval=plots.posterior_interval(req.interval, warns,
+                                                                                 "the pass@k curves"),
                                                prior=_prior(req.prior), draws=req.draws, seed=req.seed, percent=True)
     digest = hashlib.sha256(req.model_dump_json().encode("utf-8", "backslashreplace")).hexdigest()
     prov = provenance(seed=req.seed, endpoint="POST /v1/report.html", request_sha256=digest)
