@@ -95,6 +95,7 @@ def test_healthz_catalog_openapi_docs(client):
     names = [m["name"] for m in cat["metrics"]]
     assert set(B.targets.NAMES) <= set(names)
     assert cat["limits"]["max_cells"] == MAX_CELLS and cat["limits"]["api_key_required"] is False
+    assert cat["estimate_intervals"] == [*cat["intervals"], "bootstrap-t"]
     schema = client.get("/openapi.json").json()
     assert {"/v1/metrics", "/v1/compare", "/v1/monitor", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
             "/healthz"} <= set(schema["paths"])

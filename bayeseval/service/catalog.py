@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from bayeseval import __version__, targets
 from bayeseval.posterior import METHODS, SCOPES
+from bayeseval.results import ESTIMATE_INTERVALS
 
 from .schemas import LIMITS
 
@@ -65,5 +66,6 @@ def _metrics() -> tuple:
 def catalog(limits: dict | None = None) -> dict:
     """The catalog document (``limits``: the instance's configurable limits, shown beside the schema bounds)."""
     return {"version": __version__, "metrics": list(_metrics()), "scopes": list(SCOPES), "intervals": list(METHODS),
+            "estimate_intervals": list(ESTIMATE_INTERVALS),
             "priors": [None, "robust", "hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet", "[alpha0, beta0]"],
             "limits": {**LIMITS, **(limits or {})}}

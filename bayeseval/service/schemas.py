@@ -638,6 +638,8 @@ class CatalogResponse(BaseModel):
     metrics: list[dict[str, Any]]
     scopes: list[str]
     intervals: list[str]
+    estimate_intervals: list[str] = Field(default_factory=list, description="the intervals of /v1/metrics and "
+                                          "/v1/report.html: the posterior's and bootstrap-t")
     priors: list[Any]
     limits: dict[str, Any]
 
