@@ -5,7 +5,11 @@ some fall below 93% by chance alone.  This script re-runs chosen cells of ``cove
 and more replicates and prints, for the metric and scope that flagged each cell, the coverage with its exact
 binomial 95% interval.
 
-    python benchmarks/coverage_confirm.py --reps 1000 --out benchmarks/results_coverage_confirm.md   # about 20 min
+    python benchmarks/coverage_confirm.py --reps 1000 --out benchmarks/results_coverage_confirm.md   # about 30 min
+    python benchmarks/coverage_confirm.py --cells bound --out benchmarks/results_coverage_confirm_bound.md  # 20 min
+
+``--cells bound`` re-measures the cells that the pool-free bound for ``2 <= n < 2k`` changed (benchmark scope, 4
+trials, k = 3), and the grid's lowest benchmark cells since that bound, with fresh seeds.
 """
 
 from __future__ import annotations
@@ -45,29 +49,45 @@ CELLS = [
     (15, 4, "two clusters", "pass^k", "benchmark"),
 ]
 
+#: (M, N, pool, metric, scope): benchmark-scope cells with 4 trials and k = 3 (the n < 2k bound applies), the
+#: four that results_coverage_confirm.md measured before that bound and the grid's lowest since (pass^3 on
+#: logit-normal at M = 30), maj@3 on the two-cluster pool (above 97% on the grid), and the grid's lowest pass@k
+#: cell in benchmark scope (pass@16 on logit-normal at M = 100, 64 trials)
+CELLS_BOUND = [
+    (30, 4, "two clusters", "pass^k", "benchmark"),
+    (15, 4, "two clusters", "pass^k", "benchmark"),
+    (30, 4, "two clusters", "maj@k", "benchmark"),
+    (15, 4, "Beta(2,5)", "pass@k", "benchmark"),
+    (30, 4, "logit-normal(0,2)", "pass^k", "benchmark"),
+    (100, 64, "logit-normal(0,2)", "pass@k", "benchmark"),
+]
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=1000, help="replicates per cell (a third of it at M = 500)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--cells", choices=("lowest", "bound"), default="lowest",
+                    help="lowest: CELLS (the default); bound: CELLS_BOUND")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    cells, seed0 = (CELLS, 9100) if args.cells == "lowest" else (CELLS_BOUND, 9300)
     tasks, seen = [], {}
-    for i, (M, N, pool, _, _) in enumerate(CELLS):
+    for i, (M, N, pool, _, _) in enumerate(cells):
         if (M, N, pool) not in seen:
             seen[(M, N, pool)] = max(1, args.reps // 3) if M >= 500 else args.reps
-            tasks.append((M, N, pool, seen[(M, N, pool)], 1000, 9100 + i, "robust"))
+            tasks.append((M, N, pool, seen[(M, N, pool)], 1000, seed0 + i, "robust"))
     tasks.sort(key=lambda t: -t[0] * t[1])
     cov, _, elapsed = run_cells(run_cell, tasks, args.workers)
     lines = ["# Lowest cells of the coverage grid, re-measured with more replicates", "",
-             f"`python benchmarks/coverage_confirm.py --reps {args.reps}`: fresh seeds; exact (default) 95% interval; "
+             f"`python benchmarks/coverage_confirm.py --reps {args.reps} --cells {args.cells}`: fresh seeds; exact (default) 95% interval; "
              f"{elapsed / 60:.1f} min. Floor: 93-97% at M >= 30, at least 91% at M = 15.", "",
              "Oracle: the normal interval with the estimator's true sd on the same replicates (coverage_robust.py); where "
              "it too is outside the floor, no interval with the right variance and a normal shape is inside it.", "",
              "| pool | M | N | metric | scope | at 150 replicates (grid) | replicates | coverage % | exact 95% interval | "
              "verdict | oracle % |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     grid = _grid_values()
-    for M, N, pool, metric, scope in CELLS:
+    for M, N, pool, metric, scope in cells:
         r = seen[(M, N, pool)]
         x = round(cov[(M, N, pool)][f"{metric}|{scope}|exact"] * r)
         ci = stats.binomtest(x, r).proportion_ci(0.95, "exact")

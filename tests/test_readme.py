@@ -149,6 +149,23 @@ def test_coverage_numbers_quoted_are_the_benchmark_results():
             assert line.split("|")[8].strip() in flat  # the re-measured coverage, e.g. 90.2
 
 
+def test_confirm_bound_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes every coverage of results_coverage_confirm_bound.md (the cells the n < 2k bound
+    changed, re-run with 1,000 replicates), the M = 15 cell's exact interval and maj@3's oracle."""
+    md = (ROOT / "benchmarks" / "results_coverage_confirm_bound.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+            if line.startswith("| ") and "---" not in line and "verdict" not in line]
+    assert len(rows) == 6
+    for pool, M, N, metric, scope, _, reps, cov, ci, verdict, oracle in rows:
+        assert reps == "1000" and scope == "benchmark"
+        assert f"{cov}%" in flat, (pool, M, metric)
+        if M == "15" and pool == "two clusters":
+            assert ci == "[87.8, 91.6]" and f"exact interval {ci}" in flat and verdict == "within noise of the floor"
+        if metric == "maj@k":
+            assert verdict == "above 97%" and f"(the oracle {oracle}%)" in flat
+
+
 def test_few_carrying_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes benchmarks/results_few_carrying.md: how often the warning fires on the
     logit-normal cells and on the cells within the floor, the warned replicates' coverage, and the unwarned
