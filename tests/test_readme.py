@@ -166,6 +166,30 @@ def test_confirm_bound_numbers_quoted_are_the_benchmark_results():
             assert verdict == "above 97%" and f"(the oracle {oracle}%)" in flat
 
 
+def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_population_alternatives.md: cells below the floor per method and metric, the
+    lowest bootstrap-t cell, the lowest cell of the wider-ends rule, and its pass^k / maj@k cells above and width;
+    the bootstrap-t docstring quotes the same lowest cell."""
+    md = (ROOT / "benchmarks" / "results_population_alternatives.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = {(r[0], r[1]): r for r in ([c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+                                      if line.startswith("| ") and "---" not in line and "method" not in line)}
+    metrics = ("avg", "pass@k", "pass^k", "maj@k")
+    for method, quoted in (("default", "the default"), ("bootstrap-t", "bootstrap-t alone"), ("Hall", "(Hall 1992) applied to the default")):
+        below = " / ".join(rows[(m, method)][2] for m in metrics)
+        assert f"{quoted} {below}" in flat, (method, below)
+    low = min(float(rows[(m, "bootstrap-t")][4].split()[0]) for m in metrics)
+    assert rows[("pass^k", "bootstrap-t")][4].startswith(f"{low} (Beta(2,5), M=30, N=64)")
+    assert f"(lowest {low}%: pass^16 on Beta(2,5) at M = 30" in flat
+    assert f"pass^16 on 30 questions of a Beta(2,5) pool: {low}%" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
+    warned = [rows[(m, "hull if warned")] for m in metrics]
+    assert all(r[2] == "0" for r in warned)
+    assert f"lowest cell {min(float(r[4].split()[0]) for r in warned)}%" in flat
+    pk, mk = rows[("pass^k", "hull if warned")], rows[("maj@k", "hull if warned")]
+    assert f"pass^k {pk[3]} against {rows[('pass^k', 'default')][3]}, maj@k {mk[3]} against {rows[('maj@k', 'default')][3]}" in flat
+    assert f"(pass^k {pk[6]} against {rows[('pass^k', 'default')][6]})" in flat
+
+
 def test_few_carrying_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes benchmarks/results_few_carrying.md: how often the warning fires on the
     logit-normal cells and on the cells within the floor, the warned replicates' coverage, and the unwarned
