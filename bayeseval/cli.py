@@ -165,6 +165,12 @@ def cmd_report(args) -> int:
     for path in (args.plot, args.plot_pass_k):
         _check_image(path)
     _check_html(args.html)
+    if args.interval == "bootstrap-t" and args.scope != "population":
+        raise UsageError("--interval bootstrap-t resamples questions, so it answers --scope population; in "
+                         "--scope benchmark use exact, normal or hdi")
+    if args.plot_pass_k and args.interval == "bootstrap-t":
+        raise UsageError("--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval bootstrap-t is for "
+                         "the table: run the plot with another --interval")
     data = _load(args.paths, args)
     metrics = _split(args.metrics, "--metrics")
     kw = _estimate_kwargs(args)
@@ -178,9 +184,6 @@ def cmd_report(args) -> int:
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")
-    if args.plot_pass_k and args.interval == "bootstrap-t":
-        raise UsageError("--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval bootstrap-t is for "
-                         "the table: run the plot with another --interval")
     text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,
                          bold_best=args.bold_best, comparisons=ranking, baseline=args.baseline)
     _write(text, args)
@@ -252,6 +255,7 @@ def _html_report(args, ev, data, metric: str) -> None:
         str_ids = not _same_id_types(binary)
         try:
             rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=metric, scope=args.scope,
+                                      interval=plots.posterior_interval(args.interval, notes, "the ranking"),
                                       level=args.level, seed=args.seed, resamples=args.resamples,
                                       **_metric_params(metric, args))
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions

@@ -40,7 +40,7 @@ from .counts import Counts
 from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
-__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
+__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "BootstrapTUnavailable", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
            "DEFAULT_DRAWS", "ESTIMATE_INTERVALS"]
 
 
@@ -106,7 +106,9 @@ class Estimate(Result):
         method = self.method if method is None else check_choice(method, "method", ESTIMATE_INTERVALS)
         if level == self.level and method == self.method:
             return self.lo, self.hi
-        return _interval(self._post, self.scope, level, method, self.draws_n or DEFAULT_DRAWS, self.seed, self.value)
+        draws = (self.draws_n or DEFAULT_DRAWS) if method != "bootstrap-t" or self.method == "bootstrap-t" \
+            else BOOTSTRAP_T_RESAMPLES  # the resamples of bootstrap_t_interval unless this estimate set them
+        return _interval(self._post, self.scope, level, method, draws, self.seed, self.value)
 
     def bootstrap_t_interval(self, level: float | None = None, resamples: int = BOOTSTRAP_T_RESAMPLES,
                              seed: int | None = None) -> tuple[float, float]:
@@ -183,24 +185,29 @@ class Estimate(Result):
         return Evaluation([self])._repr_html_()
 
 
+class BootstrapTUnavailable(ValueError):
+    """The bootstrap-t interval does not apply to this estimate (the message says why)."""
+
+
 def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed: int) -> tuple[float, float]:
-    """:meth:`Estimate.bootstrap_t_interval` of a built posterior (arguments validated), or a ValueError that
-    says why it does not apply."""
+    """:meth:`Estimate.bootstrap_t_interval` of a built posterior (arguments validated), or a
+    :class:`BootstrapTUnavailable` that says why it does not apply to this model and metric (a ValueError for
+    the benchmark scope, which no cell of a table could take)."""
     if scope != "population":
         raise ValueError(f"the bootstrap-t interval resamples questions, so it answers the population scope; this "
                          f"estimate's scope is {scope!r}: estimate(..., scope='population')")
     if post.spec.kind == "geospectrum":
-        raise ValueError("the bootstrap-t interval does not cover geospectrum (a blend of two means, not one mean "
+        raise BootstrapTUnavailable("the bootstrap-t interval does not cover geospectrum (a blend of two means, not one mean "
                          "over questions)")
     x = post.state_scores()
     if x is None:
-        raise ValueError(f"the bootstrap-t interval needs an unbiased per-question score of {post.spec.label}, which "
+        raise BootstrapTUnavailable(f"the bootstrap-t interval needs an unbiased per-question score of {post.spec.label}, which "
                          "needs at least k trials per question")
     x = np.asarray(x, dtype=np.float64)
     f = np.asarray(post.freq, dtype=np.float64)
     xbar = float(f @ x) / post.M
     if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
-        raise ValueError("the bootstrap-t interval needs at least two questions whose scores differ; with every "
+        raise BootstrapTUnavailable("the bootstrap-t interval needs at least two questions whose scores differ; with every "
                          "question alike the bootstrap has nothing to resample (the default interval's prior "
                          "pseudo-question sets its width)")
     from .posterior.bootstrap import bootstrap_t
@@ -548,10 +555,26 @@ def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
     return out
 
 
+def _estimate_cell(R: Any, metric: Any, **kw) -> Estimate:
+    """:func:`estimate` for one cell of :func:`evaluate`: where the bootstrap-t interval does not apply to this
+    model and metric (k > n, every question alike, geospectrum), the cell takes the equal-tailed posterior
+    interval and says so, so that one such cell does not stop the table."""
+    try:
+        return estimate(R, metric, **kw)
+    except BootstrapTUnavailable as exc:
+        e = estimate(R, metric, **{**kw, "interval": DEFAULT_INTERVAL})
+        note = f"the bootstrap-t interval does not apply here ({exc}); this row shows the equal-tailed posterior interval"
+        warnings.warn(f"{e.model + ': ' if e.model else ''}{e.metric}: {note}", ModelCheckWarning, stacklevel=3)
+        return dataclasses.replace(e, warnings=e.warnings + (note,))
+
+
 def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragged: bool = False,
              labels: Any = None, **kwargs) -> Evaluation:
     """Estimate several metrics for several models; each model's outcomes are counted once and every
     metric shares its population fit.
+
+    With ``interval="bootstrap-t"``, a cell it does not apply to (k > n, every question alike, geospectrum) takes
+    the equal-tailed posterior interval and a warning that says so.
 
     ``models``: a dict ``name -> outcomes``, an :class:`~bayeseval.io.OutcomeSet` (its category weights
     are used unless ``w=`` is given; with several datasets each estimate carries its ``dataset``), a
@@ -585,7 +608,7 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
                     kw.pop("w", None)  # threshold= reads the trial values themselves
                     if run.scale is not None:
                         kw.setdefault("score_range", run.scale)
-                    e = estimate(run_values(run), metric, model=name, missing=np.nan, **kw)
+                    e = _estimate_cell(run_values(run), metric, model=name, missing=np.nan, **kw)
                     out.append(e if dataset is None else dataclasses.replace(e, dataset=dataset))
                     continue
                 if not isinstance(data, Counts) and not _needs_trials(metric, kw):
@@ -595,7 +618,7 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
                         counted[key] = to_outcomes(data, w, missing=missing, ragged=ragged,
                                                    score_range=kw.get("score_range"), name=name or "R")
                     R = counted[key]
-                e = estimate(R, metric, model=name, missing=missing, ragged=ragged, **kw)
+                e = _estimate_cell(R, metric, model=name, missing=missing, ragged=ragged, **kw)
             except (ValueError, TypeError) as exc:
                 exc.model, exc.dataset, exc.metric_index = name, dataset, i
                 raise

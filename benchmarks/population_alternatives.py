@@ -10,15 +10,19 @@ the population scope of ``coverage_robust.py``'s grid (same pools, M, N >= 4, k,
 * hull -- the smallest interval holding both the default and the bootstrap-t interval; "hull if warned" only
   where the result warns that few questions carry it (``carrying_questions() < 5``), the default elsewhere;
 * Hall -- the default with each side stretched by Hall's skewness-correcting transformation: the side's
-  half-width times the ratio of Hall's interval to the t interval on that side (Hall 1992, "On the removal
-  of skewness by transformation", JRSS-B 54(1): ``g(T) = T + a T^2 + a^2 T^3 / 3 + b``, ``a = gamma / (3
-  sqrt(M))``, ``b = gamma / (6 sqrt(M))``, ``gamma`` the scores' sample skewness).
+  half-width times the ratio of Hall's interval to the t interval on that side, both at the t_{M-1} quantile
+  (symmetric scores leave the default as it is; Hall 1992, "On the removal of skewness by transformation",
+  JRSS-B 54(1): ``g(T) = T + a T^2 + a^2 T^3 / 3 + b``, ``a = gamma / (3 sqrt(M))``, ``b = gamma / (6
+  sqrt(M))``, ``gamma`` the scores' sample skewness).
+
+Replicates whose scores are all alike (bootstrap-t has nothing to resample; ``interval="bootstrap-t"`` refuses
+them) take the default interval in the bootstrap-t and hull columns.
 
 For each method and metric: cells outside the floor beyond Monte-Carlo noise (the exact binomial interval of
 the cell's coverage wholly below 93%, 91% at M = 15, or above 97% at M >= 30), the lowest cell, and the mean
 width.
 
-    python benchmarks/population_alternatives.py --out benchmarks/results_population_alternatives.md  # ~10 min
+    python benchmarks/population_alternatives.py --out benchmarks/results_population_alternatives.md  # 2-5 min
 """
 
 from __future__ import annotations
@@ -64,10 +68,9 @@ def hall_stretch(x: np.ndarray, f: np.ndarray, lo: float, hi: float) -> tuple[fl
     def inverse(y):  # g^{-1}: g(t) = ((1 + a t)^3 - 1) / (3 a) + b
         return y - b if abs(a) < 1e-12 else (np.cbrt(1.0 + 3.0 * a * (y - b)) - 1.0) / a
 
-    z = stats.norm.ppf(0.5 + LEVEL / 2)
-    t = stats.t.ppf(0.5 + LEVEL / 2, M - 1) * se
-    up, down = -se * inverse(-z), se * inverse(z)  # Hall's half-widths above and below the mean
-    return m - (m - lo) * down / t, m + (hi - m) * up / t
+    q = stats.t.ppf(0.5 + LEVEL / 2, M - 1)  # one quantile for both, so no skewness leaves the interval as it is
+    up, down = -se * inverse(-q), se * inverse(q)  # Hall's half-widths above and below the mean
+    return m - (m - lo) * down / (q * se), m + (hi - m) * up / (q * se)
 
 
 def run_cell(args):
@@ -104,7 +107,9 @@ def render(cov, wid, reps, elapsed) -> str:
     out = ["# Population scope over the coverage grid: the default against bootstrap-t, their hull and a skewness correction", "",
            f"`python benchmarks/population_alternatives.py --reps {reps}`: the pools, M, N >= 4, k and seeds of "
            f"coverage_robust.py; {reps} replicates a cell, the same replicates for every method; 95% intervals; "
-           f"{elapsed / 60:.1f} min.", "",
+           f"{elapsed / 60:.1f} min. Replicates whose scores are all alike (nothing to resample; "
+           "`interval=\"bootstrap-t\"` refuses them) take the default interval in the bootstrap-t and hull columns; "
+           "Hall: each side of the default stretched by Hall's transformed-t interval over the t interval.", "",
            "Cells outside the floor beyond Monte-Carlo noise (exact binomial interval of the cell's coverage wholly "
            "below 93%, 91% at M = 15, or above 97% at M >= 30), of the 84 cells per metric; lowest cell; mean width:", "",
            "| metric | method | below | above | lowest cell | mean coverage % | mean width |", "|---|---|---|---|---|---|---|"]

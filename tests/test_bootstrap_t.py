@@ -114,7 +114,8 @@ def test_interval_bootstrap_t_in_estimate_is_the_bootstrap_t_interval():
     assert e.interval == "bootstrap-t" and e.draws_n == 3000
     assert (e.mean, e.sd, e.value) == (ref.mean, ref.sd, ref.value)
     assert e.confidence_interval(method="exact") == pytest.approx((ref.lo, ref.hi), abs=1e-12)
-    assert ref.confidence_interval(0.9, method="bootstrap-t") == ref.bootstrap_t_interval(level=0.9, resamples=3000)
+    assert ref.confidence_interval(0.9, method="bootstrap-t") == ref.bootstrap_t_interval(level=0.9)  # 4000 resamples
+    assert e.confidence_interval(0.9) == ref.bootstrap_t_interval(level=0.9, resamples=3000)  # this estimate's 3000
     assert e.lo < ref.lo  # left-skewed pass@16 scores: the long side reaches further than the posterior's
     ev = be.evaluate({"m": R}, ["pass@16", "avg"], interval="bootstrap-t", seed=11, draws=3000)
     assert (ev["m", "pass@16"].lo, ev["m", "pass@16"].hi) == (e.lo, e.hi)
@@ -128,3 +129,22 @@ def test_interval_bootstrap_t_refuses_in_estimate_and_where_only_posterior_inter
         be.estimate(R, "pass@8", interval="bootstrap-t")
     with pytest.raises(ValueError, match="interval"):  # compare's intervals are the posterior's
         be.compare(R, 1 - R, metric="avg", interval="bootstrap-t")
+    with pytest.raises(ValueError, match="method"):  # and so are a ranking's
+        be.compare_all({"a": R, "b": 1 - R}).confidence_interval(method="bootstrap-t")
+    with pytest.raises(ValueError, match="answers the population scope"):  # no cell of a table could take it
+        be.evaluate({"a": R}, ["avg"], scope="benchmark", interval="bootstrap-t")
+
+
+def test_evaluate_keeps_the_posterior_interval_where_bootstrap_t_cannot_answer_and_says_so():
+    """A table with interval="bootstrap-t": pass@8 from 4 trials (k > n) and a model that solves everything keep the
+    equal-tailed posterior interval, marked by their method and a warning; the other cells are bootstrap-t."""
+    R = _skewed(4, M=20, N=4)
+    with pytest.warns(be.ModelCheckWarning, match="bootstrap-t interval does not apply here"):
+        ev = be.evaluate({"a": R, "top": np.ones_like(R)}, ["avg", "pass@8"], interval="bootstrap-t", seed=3)
+    got = {(e.model, e.metric): e for e in ev}
+    assert got["a", "avg"].interval == "bootstrap-t"
+    for key in (("a", "pass@8"), ("top", "avg"), ("top", "pass@8")):
+        e = got[key]
+        ref = be.estimate(R if key[0] == "a" else np.ones_like(R), key[1], seed=3)
+        assert e.interval == "exact" and (e.lo, e.hi) == (ref.lo, ref.hi), key
+        assert any("this row shows the equal-tailed posterior interval" in w for w in e.warnings), key

@@ -91,10 +91,12 @@ def test_report_interval_bootstrap_t_equals_the_library_and_says_what_it_is(caps
                        str(tmp_path / "c.png"), "--quiet")
     assert code == 2 and "--plot-pass-k draws posterior intervals" in err and err.count("\n") == 1
     code, _, err = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--scope", "benchmark", "--quiet")
-    assert code == 2 and "answers the population scope" in err and err.count("\n") == 1
+    assert code == 2 and "answers --scope population" in err and err.count("\n") == 1
     page = tmp_path / "r.html"
     code, _, _ = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--html", str(page), "--quiet")
-    assert code == 0 and "the pass@k curves show equal-tailed posterior intervals" in page.read_text()
+    text = page.read_text()
+    assert code == 0 and "the pass@k curves: equal-tailed posterior intervals" in text
+    assert "the ranking: equal-tailed posterior intervals" in text
 
 
 def test_compare_exit_codes_follow_the_verdict(capsys, long_csv):

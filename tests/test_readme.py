@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import numpy as np
+
 
 import bayeseval as be
 from bayeseval.cli import main
@@ -175,7 +177,7 @@ def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
     rows = {(r[0], r[1]): r for r in ([c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
                                       if line.startswith("| ") and "---" not in line and "method" not in line)}
     metrics = ("avg", "pass@k", "pass^k", "maj@k")
-    for method, quoted in (("default", "the default"), ("bootstrap-t", "bootstrap-t alone"), ("Hall", "(Hall 1992) applied to the default")):
+    for method, quoted in (("default", "the default"), ("bootstrap-t", "bootstrap-t alone"), ("Hall", "JRSS-B 54(1))")):
         below = " / ".join(rows[(m, method)][2] for m in metrics)
         assert f"{quoted} {below}" in flat, (method, below)
     low = min(float(rows[(m, "bootstrap-t")][4].split()[0]) for m in metrics)
@@ -184,7 +186,17 @@ def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
     assert f"pass^16 on 30 questions of a Beta(2,5) pool: {low}%" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
     warned = [rows[(m, "hull if warned")] for m in metrics]
     assert all(r[2] == "0" for r in warned)
-    assert f"lowest cell {min(float(r[4].split()[0]) for r in warned)}%" in flat
+    lowest = min(float(r[4].split()[0]) for r in warned)
+    assert f"lowest cell {lowest}%" in flat
+    # the few-carrying warning and the bootstrap-t docstring quote the same floor ("at least 91%")
+    assert lowest >= 91.0
+    from bayeseval.posterior import build
+    R = np.zeros((15, 4), dtype=int)
+    R[0] = 1
+    R[1, :2] = 1
+    warning = next(w for w in build(R, "pass^2").checks("population", 0.1, 0.1, 0.1) if "rests on about" in w)
+    assert "joined, they covered at least 91% in every population cell simulated" in warning
+    assert "covered at least 91% in every population cell" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
     pk, mk = rows[("pass^k", "hull if warned")], rows[("maj@k", "hull if warned")]
     assert f"pass^k {pk[3]} against {rows[('pass^k', 'default')][3]}, maj@k {mk[3]} against {rows[('maj@k', 'default')][3]}" in flat
     assert f"(pass^k {pk[6]} against {rows[('pass^k', 'default')][6]})" in flat
@@ -254,15 +266,11 @@ def test_tail_cells_numbers_quoted_are_the_benchmark_results():
     doc = " ".join(inspect.getdoc(Estimate.bootstrap_t_interval).split())
     span = f"covered {min(boot)}-{max(boot)}% where the default covered {min(default)}-{max(default)}%"
     assert span in doc and f"at {min(ratio):.1f}-{max(ratio):.1f} times the width" in doc
-    import numpy as np
-
-    import bayeseval as be
-
     R = np.zeros((15, 4), dtype=int)
     R[0] = 1
     R[1, :2] = 1
     warned = " ".join(be.estimate(R, "pass^2").warnings)
-    assert f"covered {min(boot)}-{max(boot)}% at {min(ratio):.1f}-{round(max(ratio))} times" in warned
+    assert f"the default 95% interval covered {round(min(default))}-{round(max(default))}% of such cases" in warned
 
 
 def test_minorant_bound_numbers_quoted_are_the_grid_results():

@@ -138,15 +138,21 @@ def test_metrics_bootstrap_t_interval_equals_library_and_refusals_name_the_field
     got = r.json()["estimates"]
     want = [B.estimate(R, m, interval="bootstrap-t", seed=5, draws=2000, model="m").to_dict() for m in ("pass@8", "avg")]
     assert got == jsonable(want) and got[0]["interval"] == "bootstrap-t"
-    err = error_of(client.post("/v1/metrics", json={**body, "scope": "benchmark"}), 422)
+    err = error_of(client.post("/v1/metrics", json={**body, "scope": "benchmark"}), 422, "interval")
     assert "population scope" in err["message"]
+    one = client.post("/v1/metrics", json={**body, "metrics": ["pass@8", "pass@32"]})  # k > n: that row falls back
+    assert one.status_code == 200, one.text
+    p8, p32 = one.json()["estimates"]
+    assert (p8["interval"], p32["interval"]) == ("bootstrap-t", "exact")
+    assert any("bootstrap-t interval does not apply" in w for w in p32["warnings"])
     error_of(client.post("/v1/compare", json={"a": body["models"]["m"], "b": body["models"]["m"],
                                               "interval": "bootstrap-t"}), 422, "interval")
     page = client.post("/v1/report.html", json={**body, "models": {"m": body["models"]["m"],
                                                                     "n": {"matrix": (1 - R).tolist()}}})
     assert page.status_code == 200, page.text
     assert "studentized-bootstrap confidence interval" in page.text
-    assert "the pass@k curves show equal-tailed posterior intervals" in page.text
+    assert "the pass@k curves: equal-tailed posterior intervals" in page.text
+    assert "the ranking: equal-tailed posterior intervals" in page.text
 
 
 def test_metrics_carry_the_model_check(client):

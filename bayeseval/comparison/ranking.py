@@ -97,6 +97,8 @@ class Ranking(Result):
 
     def confidence_interval(self, level: float | None = None, method: str | None = None, *, model: str | None = None):
         """Each model's credible interval ``{model: (lo, hi)}``, or one model's ``(lo, hi)`` with ``model=``."""
+        if method is not None:
+            check_choice(method, "method", METHODS)  # posterior intervals, as the ranking's
         if model is not None:
             if model not in self.scores:
                 raise KeyError(f"no model {model!r}; models: {self.models}")

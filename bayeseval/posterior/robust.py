@@ -501,13 +501,12 @@ class RobustPosterior(_BinaryPosterior):
         few = self.carrying_questions() if scope == "population" and not self.extrapolated else math.inf
         if 0.0 < few < FEW_CARRYING:  # 0: every question at the end of the range (the pseudo-question sets the interval)
             out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
-                       "questions: the population-scope interval can be too narrow when so few questions carry the "
-                       "metric (in simulations with 15-30 questions, 95% intervals covered 84-91% of such cases; the "
-                       "studentized bootstrap covered 94.5-97.1% at 1.8-4 times the width: docs/honesty.md); "
-                       "evaluate more questions, report the benchmark scope (these questions), or report the "
-                       "bootstrap-t interval too (interval='bootstrap-t'; CLI --interval bootstrap-t) and take the "
-                       "wider ends of the two (alone it can miss where nearly every score sits at the end; joined, "
-                       "the two covered at least 91% in every population cell simulated)")
+                       "questions: a population-scope interval can be too narrow when so few questions carry the "
+                       "metric (in simulations with 15-30 questions the default 95% interval covered 84-91% of such "
+                       "cases); evaluate more questions, report the benchmark scope (these questions), or take the "
+                       "wider ends of the default interval and the studentized bootstrap (estimate(..., "
+                       "interval='exact') and interval='bootstrap-t'; CLI --interval): joined, they covered at least "
+                       "91% in every population cell simulated (docs/honesty.md)")
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "

@@ -597,8 +597,8 @@ def html_report(evaluation: Any, ranking: Any = None, *, title: str | None = Non
         except ValueError as exc:  # several estimates per cell
             body = f"<p class=note>No forest plot: {_esc(exc)}</p>"
         else:
-            body = _figure(fig, "forest plot: each model's estimate (dot) and credible interval (line), one panel "
-                                "per metric", "forest")
+            body = _figure(fig, f"forest plot: each model's estimate (dot) and {interval_noun(ests)} interval (line), "
+                                "one panel per metric", "forest")
         sections.append((_slug("forest plot", used), "Forest plot", body))
 
     # pass@k
@@ -610,8 +610,8 @@ def html_report(evaluation: Any, ranking: Any = None, *, title: str | None = Non
             source = estimates_of(pass_at_k, "pass_at_k") if pass_at_k is not None else ests
             pk = [e for e in source if _PASS_K.match(e.metric)]
             if len({e.metric for e in pk}) >= 2:
-                curve = _figure(_pass_k_figure(pk, percent), "pass@k at the k estimated, with credible bands",
-                                "passk")
+                curve = _figure(_pass_k_figure(pk, percent),
+                                f"pass@k at the k estimated, with {interval_noun(pk)} bands", "passk")
         if curve is not None:
             sections.append((_slug("pass@k", used), "pass@k curves", curve))
 

@@ -260,12 +260,14 @@ def posterior_interval(interval: str, notes: list, what: str) -> str:
     >>> notes = []
     >>> posterior_interval("hdi", notes, "the curves"), posterior_interval("bootstrap-t", notes, "the curves")
     ('hdi', 'exact')
-    >>> notes
-    ['the curves show equal-tailed posterior intervals; bootstrap-t is the estimates table's interval']
+    >>> print(notes[0])
+    the curves: equal-tailed posterior intervals (bootstrap-t is the estimates table's interval)
     """
     if interval != "bootstrap-t":
         return interval
-    notes.append(f"{what} show equal-tailed posterior intervals; bootstrap-t is the estimates table's interval")
+    note = f"{what}: equal-tailed posterior intervals (bootstrap-t is the estimates table's interval)"
+    if note not in notes:
+        notes.append(note)
     return "exact"
 
 

@@ -290,13 +290,21 @@ class _Stats(_Body):
 
 
 class MetricsRequest(_Stats):
-    """``POST /v1/metrics``: metrics with credible intervals for each model."""
+    """``POST /v1/metrics``: metrics with credible intervals (or bootstrap-t confidence intervals) for each model."""
 
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
     interval: EstimateInterval = Field("exact", description="exact, normal or hdi (posterior), or bootstrap-t (the "
                                       "studentized bootstrap over questions; population scope)")
+
+    @field_validator("interval")
+    @classmethod
+    def _bootstrap_t_scope(cls, v, info):
+        if v == "bootstrap-t" and info.data.get("scope") == "benchmark":
+            raise ValueError("bootstrap-t resamples questions, so it answers the population scope: use scope "
+                             "'population', or a posterior interval (exact, normal, hdi) in benchmark scope")
+        return v
 
 
 Rope = Union[Annotated[float, Strict(), Field(ge=0, le=1e6, allow_inf_nan=False)],
