@@ -27,7 +27,7 @@ from ._argtypes import level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, text_table
-from .results import ESTIMATE_INTERVALS, estimate, evaluate
+from .results import BOOTSTRAP_T_METHODS, ESTIMATE_INTERVALS, estimate, evaluate
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
@@ -165,12 +165,12 @@ def cmd_report(args) -> int:
     for path in (args.plot, args.plot_pass_k):
         _check_image(path)
     _check_html(args.html)
-    if args.interval == "bootstrap-t" and args.scope != "population":
-        raise UsageError("--interval bootstrap-t resamples questions, so it answers --scope population; in "
+    if args.interval in BOOTSTRAP_T_METHODS and args.scope != "population":
+        raise UsageError(f"--interval {args.interval} resamples questions, so it answers --scope population; in "
                          "--scope benchmark use exact, normal or hdi")
-    if args.plot_pass_k and args.interval == "bootstrap-t":
-        raise UsageError("--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval bootstrap-t is for "
-                         "the table: run the plot with another --interval")
+    if args.plot_pass_k and args.interval in BOOTSTRAP_T_METHODS:
+        raise UsageError(f"--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval {args.interval} "
+                         "is for the table: run the plot with another --interval")
     data = _load(args.paths, args)
     metrics = _split(args.metrics, "--metrics")
     kw = _estimate_kwargs(args)
@@ -935,7 +935,8 @@ def _add_stats(p, *, interval: bool = True) -> None:
     if interval:
         g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default="exact",
                        help="interval method (default exact: posterior quantiles; bootstrap-t: the studentized "
-                            "bootstrap over questions, population scope, where few questions carry a metric)")
+                            "bootstrap over questions, population scope; exact+bootstrap-t: the wider ends of the two, "
+                            "where few questions carry a metric)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")

@@ -16,7 +16,7 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 * ``metric`` -- a metric name (``"avg"``, ``"pass@k"``, ...; ``k=`` / ``"pass@8"``) or a payoff vector;
 * ``scope`` -- ``"population"`` (default) or ``"benchmark"``; ``prior`` -- the population model;
 * ``interval`` -- ``"exact"`` (default), ``"normal"`` or ``"hdi"`` (:func:`estimate` and :func:`evaluate` also
-  ``"bootstrap-t"``, population scope); ``level`` -- credibility level;
+  ``"bootstrap-t"`` and ``"exact+bootstrap-t"``, population scope); ``level`` -- credibility level;
 * ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
 * ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
 * ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
@@ -53,7 +53,9 @@ DEFAULT_INTERVAL = "exact"
 DEFAULT_DRAWS = 4000
 BOOTSTRAP_T_RESAMPLES = 4000  # resamples behind Estimate.bootstrap_t_interval
 #: the interval methods of an estimate: the posterior's (``METHODS``) and the studentized bootstrap over questions
-ESTIMATE_INTERVALS = (*METHODS, "bootstrap-t")
+ESTIMATE_INTERVALS = (*METHODS, "bootstrap-t", "exact+bootstrap-t")
+#: the estimate intervals that resample questions (population scope only; ``draws`` counts their resamples)
+BOOTSTRAP_T_METHODS = ("bootstrap-t", "exact+bootstrap-t")
 DEFAULT_SEED = 20251104
 
 
@@ -97,7 +99,8 @@ class Estimate(Result):
 
     @property
     def interval(self) -> str:
-        """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"`` or ``"bootstrap-t"``)."""
+        """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"``, ``"bootstrap-t"`` or
+        ``"exact+bootstrap-t"``)."""
         return self.method
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
@@ -106,9 +109,10 @@ class Estimate(Result):
         method = self.method if method is None else check_choice(method, "method", ESTIMATE_INTERVALS)
         if level == self.level and method == self.method:
             return self.lo, self.hi
-        draws = (self.draws_n or DEFAULT_DRAWS) if method != "bootstrap-t" or self.method == "bootstrap-t" \
-            else BOOTSTRAP_T_RESAMPLES  # the resamples of bootstrap_t_interval unless this estimate set them
-        return _interval(self._post, self.scope, level, method, draws, self.seed, self.value)
+        draws = self.draws_n or DEFAULT_DRAWS
+        resamples = draws if self.method in BOOTSTRAP_T_METHODS else BOOTSTRAP_T_RESAMPLES  # bootstrap_t_interval's
+        # unless this estimate set them
+        return _interval(self._post, self.scope, level, method, draws, self.seed, self.value, resamples)
 
     def bootstrap_t_interval(self, level: float | None = None, resamples: int = BOOTSTRAP_T_RESAMPLES,
                              seed: int | None = None) -> tuple[float, float]:
@@ -216,13 +220,19 @@ def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed
 
 
 def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
-              value: float | None = None) -> tuple[float, float]:
+              value: float | None = None, resamples: int | None = None) -> tuple[float, float]:
     """The interval in ``scope``; where the reported ``value`` sits on a bound of the metric's range
     (every question solved, say) and outside the central interval, the one-sided interval that holds
-    ``level`` of the posterior and reaches that bound, so an interval always contains its value there
-    (``bootstrap-t``: :func:`_bootstrap_t`, ``draws`` resamples; it refuses questions that are all alike)."""
+    ``level`` of the posterior and reaches that bound, so an interval always contains its value there.
+    ``bootstrap-t``: :func:`_bootstrap_t` with ``resamples`` (default ``draws``), which refuses questions that
+    are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one."""
+    resamples = draws if resamples is None else resamples
     if method == "bootstrap-t":
-        return _bootstrap_t(post, scope, level, draws, seed)
+        return _bootstrap_t(post, scope, level, resamples, seed)
+    if method == "exact+bootstrap-t":
+        lo_t, hi_t = _bootstrap_t(post, scope, level, resamples, seed)
+        lo, hi = _interval(post, scope, level, "exact", draws, seed, value)
+        return min(lo, lo_t), max(hi, hi_t)
     lo_b, hi_b = post.range
     x = None
     if method == "normal":
@@ -288,9 +298,10 @@ def estimate(
         ``"auc@k"``, ``"max@k"`` (``w=``), ``"geospectrum@k"`` (``lam=``,
         ``weights=``), ``"avg@n"``, or a payoff vector ``c[0..k]``.
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
-    interval : ``"exact"`` (default), ``"normal"``, ``"hdi"``, or ``"bootstrap-t"``: the studentized bootstrap
+    interval : ``"exact"`` (default), ``"normal"``, ``"hdi"``, ``"bootstrap-t"``: the studentized bootstrap
         over questions (population scope; :meth:`Estimate.bootstrap_t_interval`), a frequentist interval
-        beside the posterior's mean and sd, for a metric that rests on few questions.
+        beside the posterior's mean and sd, or ``"exact+bootstrap-t"``: the wider ends of the exact interval
+        and the bootstrap-t one, for a metric that rests on few questions (docs/honesty.md).
     level : credibility level in (0, 1).
     prior : ``None`` (``"robust"`` for binary outcomes, :mod:`bayeseval.posterior.robust`; for
         categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
@@ -573,7 +584,7 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
     """Estimate several metrics for several models; each model's outcomes are counted once and every
     metric shares its population fit.
 
-    With ``interval="bootstrap-t"``, a cell it does not apply to (k > n, every question alike, geospectrum) takes
+    With ``interval="bootstrap-t"`` (or ``"exact+bootstrap-t"``), a cell it does not apply to (k > n, every question alike, geospectrum) takes
     the equal-tailed posterior interval and a warning that says so.
 
     ``models``: a dict ``name -> outcomes``, an :class:`~bayeseval.io.OutcomeSet` (its category weights

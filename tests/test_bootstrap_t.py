@@ -148,3 +148,21 @@ def test_evaluate_keeps_the_posterior_interval_where_bootstrap_t_cannot_answer_a
         ref = be.estimate(R if key[0] == "a" else np.ones_like(R), key[1], seed=3)
         assert e.interval == "exact" and (e.lo, e.hi) == (ref.lo, ref.hi), key
         assert any("this row shows the equal-tailed posterior interval" in w for w in e.warnings), key
+
+
+def test_exact_plus_bootstrap_t_is_the_wider_ends_of_the_two():
+    """interval="exact+bootstrap-t" (the few-carrying warning's advice): each end is the further of the exact
+    interval's and the bootstrap-t interval's, with the estimate's draws as both the draws and the resamples."""
+    for seed in (7, 8):
+        R = _skewed(seed, M=15)
+        e = be.estimate(R, "pass@16", interval="exact+bootstrap-t", draws=3000, seed=2)
+        ex = be.estimate(R, "pass@16", draws=3000, seed=2)
+        bt = ex.bootstrap_t_interval(resamples=3000, seed=2)
+        assert (e.lo, e.hi) == (min(ex.lo, bt[0]), max(ex.hi, bt[1]))
+        assert e.interval == "exact+bootstrap-t" and e.lo <= e.value <= e.hi
+    assert e.confidence_interval(method="exact") == (ex.lo, ex.hi)
+    with pytest.raises(ValueError, match="answers the population scope"):
+        be.estimate(R, "pass@16", interval="exact+bootstrap-t", scope="benchmark")
+    with pytest.warns(be.ModelCheckWarning, match="bootstrap-t interval does not apply here"):
+        ev = be.evaluate({"top": np.ones((10, 4), dtype=int)}, ["avg"], interval="exact+bootstrap-t")
+    assert ev["top", "avg"].interval == "exact"

@@ -92,6 +92,11 @@ def test_report_interval_bootstrap_t_equals_the_library_and_says_what_it_is(caps
     assert code == 2 and "--plot-pass-k draws posterior intervals" in err and err.count("\n") == 1
     code, _, err = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--scope", "benchmark", "--quiet")
     assert code == 2 and "answers --scope population" in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "report", long_csv, *COLS, "--interval", "exact+bootstrap-t", "--format", "json", "--quiet")
+    R = table[table.system == "new"].pivot(index="task", columns="trial", values="ok").to_numpy()
+    e = be.estimate(R, "avg", interval="exact+bootstrap-t")
+    row = next(r for r in json.loads(out) if r["model"] == "new")
+    assert code == 0 and (row["lo"], row["hi"]) == (pytest.approx(e.lo, abs=1e-12), pytest.approx(e.hi, abs=1e-12))
     page = tmp_path / "r.html"
     code, _, _ = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--html", str(page), "--quiet")
     text = page.read_text()

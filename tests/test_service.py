@@ -95,7 +95,7 @@ def test_healthz_catalog_openapi_docs(client):
     names = [m["name"] for m in cat["metrics"]]
     assert set(B.targets.NAMES) <= set(names)
     assert cat["limits"]["max_cells"] == MAX_CELLS and cat["limits"]["api_key_required"] is False
-    assert cat["estimate_intervals"] == [*cat["intervals"], "bootstrap-t"]
+    assert cat["estimate_intervals"] == [*cat["intervals"], "bootstrap-t", "exact+bootstrap-t"]
     schema = client.get("/openapi.json").json()
     assert {"/v1/metrics", "/v1/compare", "/v1/monitor", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
             "/healthz"} <= set(schema["paths"])
@@ -138,6 +138,9 @@ def test_metrics_bootstrap_t_interval_equals_library_and_refusals_name_the_field
     got = r.json()["estimates"]
     want = [B.estimate(R, m, interval="bootstrap-t", seed=5, draws=2000, model="m").to_dict() for m in ("pass@8", "avg")]
     assert got == jsonable(want) and got[0]["interval"] == "bootstrap-t"
+    hull = client.post("/v1/metrics", json={**body, "interval": "exact+bootstrap-t"}).json()["estimates"]
+    assert hull == jsonable([B.estimate(R, m, interval="exact+bootstrap-t", seed=5, draws=2000, model="m").to_dict()
+                             for m in ("pass@8", "avg")])
     err = error_of(client.post("/v1/metrics", json={**body, "scope": "benchmark"}), 422, "interval")
     assert "population scope" in err["message"]
     one = client.post("/v1/metrics", json={**body, "metrics": ["pass@8", "pass@32"]})  # k > n: that row falls back

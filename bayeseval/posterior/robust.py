@@ -505,8 +505,8 @@ class RobustPosterior(_BinaryPosterior):
                        "metric (in simulations with 15-30 questions the default 95% interval covered 84-91% of such "
                        "cases); evaluate more questions, report the benchmark scope (these questions), or take the "
                        "wider ends of the default interval and the studentized bootstrap (estimate(..., "
-                       "interval='exact') and interval='bootstrap-t'; CLI --interval): joined, they covered at least "
-                       "91% in every population cell simulated (docs/honesty.md)")
+                       "interval='exact+bootstrap-t'); CLI --interval exact+bootstrap-t): joined, they covered at "
+                       "least 91% in every population cell simulated (docs/honesty.md)")
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import validate as V
 from .._text import fmt_prob
+from ..results import BOOTSTRAP_T_METHODS
 from ..scores import Scores
 from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
 
@@ -254,7 +255,8 @@ def default_ks(n: int, points: int = 25) -> list[int]:
 
 def posterior_interval(interval: str, notes: list, what: str) -> str:
     """The interval method of ``what`` (pass@k curves, a ranking: posterior intervals only) beside an estimates
-    table computed with ``interval``: ``"bootstrap-t"``, an interval of the table, becomes ``"exact"``, and
+    table computed with ``interval``: ``"bootstrap-t"`` or ``"exact+bootstrap-t"``, intervals of the table, become
+    ``"exact"``, and
     ``notes`` says so.
 
     >>> notes = []
@@ -263,9 +265,9 @@ def posterior_interval(interval: str, notes: list, what: str) -> str:
     >>> print(notes[0])
     the curves: equal-tailed posterior intervals (bootstrap-t is the estimates table's interval)
     """
-    if interval != "bootstrap-t":
+    if interval not in BOOTSTRAP_T_METHODS:
         return interval
-    note = f"{what}: equal-tailed posterior intervals (bootstrap-t is the estimates table's interval)"
+    note = f"{what}: equal-tailed posterior intervals ({interval} is the estimates table's interval)"
     if note not in notes:
         notes.append(note)
     return "exact"

@@ -44,6 +44,7 @@ from typing import Any
 
 from .. import validate as V
 from .._text import near_bound, text_table
+from ..results import BOOTSTRAP_T_METHODS
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -53,12 +54,13 @@ CSV_FIELDS = ("dataset", "model", "metric", "value", "mean", "sd", "lo", "hi", "
               "M", "N", "miller_se", "draws", "seed")
 DELTA_FIELDS = ("baseline", "delta", "delta_lo", "delta_hi", "p_value", "p_adjusted", "adjust")
 INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation",
-                  "bootstrap-t": "studentized-bootstrap"}
+                  "bootstrap-t": "studentized-bootstrap", "exact+bootstrap-t": "equal-tailed + studentized-bootstrap "
+                  "(wider ends)"}
 
 
 def interval_noun(ests) -> str:
     """"credible" for posterior intervals, "confidence" for the bootstrap-t interval (a frequentist one)."""
-    return " / ".join(dict.fromkeys("confidence" if e.method == "bootstrap-t" else "credible" for e in ests))
+    return " / ".join(dict.fromkeys("confidence" if e.method in BOOTSTRAP_T_METHODS else "credible" for e in ests))
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}

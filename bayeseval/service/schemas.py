@@ -49,7 +49,7 @@ Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["catego
 Scope = Literal["population", "benchmark"]
 Interval = Literal["exact", "normal", "hdi"]
 #: an estimate's interval: the posterior's, or the studentized bootstrap over questions (population scope)
-EstimateInterval = Literal["exact", "normal", "hdi", "bootstrap-t"]
+EstimateInterval = Literal["exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t"]
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
 BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
@@ -295,14 +295,15 @@ class MetricsRequest(_Stats):
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
-    interval: EstimateInterval = Field("exact", description="exact, normal or hdi (posterior), or bootstrap-t (the "
-                                      "studentized bootstrap over questions; population scope)")
+    interval: EstimateInterval = Field("exact", description="exact, normal or hdi (posterior), bootstrap-t (the "
+                                      "studentized bootstrap over questions; population scope) or exact+bootstrap-t "
+                                      "(the wider ends of exact and bootstrap-t)")
 
     @field_validator("interval")
     @classmethod
     def _bootstrap_t_scope(cls, v, info):
-        if v == "bootstrap-t" and info.data.get("scope") == "benchmark":
-            raise ValueError("bootstrap-t resamples questions, so it answers the population scope: use scope "
+        if v in ("bootstrap-t", "exact+bootstrap-t") and info.data.get("scope") == "benchmark":
+            raise ValueError(f"{v} resamples questions, so it answers the population scope: use scope "
                              "'population', or a posterior interval (exact, normal, hdi) in benchmark scope")
         return v
 
