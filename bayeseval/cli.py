@@ -253,13 +253,16 @@ def _html_report(args, ev, data, metric: str) -> None:
         if len(binary) < 2:
             continue
         str_ids = not _same_id_types(binary)
+        said: list = []  # the ranking's interval method, said only where a ranking is shown
         try:
             rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=metric, scope=args.scope,
-                                      interval=plots.posterior_interval(args.interval, notes, "the ranking"),
+                                      interval=plots.posterior_interval(args.interval, said, "the ranking"),
                                       level=args.level, seed=args.seed, resamples=args.resamples,
                                       **_metric_params(metric, args))
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
             notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
+        else:
+            notes += [s for s in said if s not in notes]
     curves = None
     binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
     if binary and min(int(c.n.min()) for c in binary.values()) >= 2:

@@ -7,7 +7,8 @@ the population scope of ``coverage_robust.py``'s grid (same pools, M, N >= 4, k,
 
 * default -- ``bayeseval``'s population interval (studentized Dirichlet-process posterior, exact interval);
 * bootstrap-t -- the studentized bootstrap over questions (``interval="bootstrap-t"``; 2,000 resamples);
-* hull -- the smallest interval holding both the default and the bootstrap-t interval; "hull if warned" only
+* hull -- the smallest interval holding both the default and the bootstrap-t interval (the rule of
+  ``interval="exact+bootstrap-t"``, here with 1,000 posterior draws and 2,000 resamples); "hull if warned" only
   where the result warns that few questions carry it (``carrying_questions() < 5``), the default elsewhere;
 * Hall -- the default with each side stretched by Hall's skewness-correcting transformation: the side's
   half-width times the ratio of Hall's interval to the t interval on that side, both at the t_{M-1} quantile
@@ -22,7 +23,7 @@ For each method and metric: cells outside the floor beyond Monte-Carlo noise (th
 the cell's coverage wholly below 93%, 91% at M = 15, or above 97% at M >= 30), the lowest cell, and the mean
 width.
 
-    python benchmarks/population_alternatives.py --out benchmarks/results_population_alternatives.md  # 2-5 min
+    python benchmarks/population_alternatives.py --out benchmarks/results_population_alternatives.md  # 2-6 min
 """
 
 from __future__ import annotations

@@ -166,3 +166,22 @@ def test_exact_plus_bootstrap_t_is_the_wider_ends_of_the_two():
     with pytest.warns(be.ModelCheckWarning, match="bootstrap-t interval does not apply here"):
         ev = be.evaluate({"top": np.ones((10, 4), dtype=int)}, ["avg"], interval="exact+bootstrap-t")
     assert ev["top", "avg"].interval == "exact"
+
+
+def test_the_few_carrying_warning_advises_the_wider_ends_only_where_they_can_be_taken():
+    """An estimate with a posterior interval gets the advice (exact+bootstrap-t); an estimate that already has a
+    bootstrap interval, geospectrum (which bootstrap-t does not cover) and compare / compare_all (posterior
+    intervals only) get the warning without it."""
+    R = np.zeros((15, 4), dtype=int)
+    R[0] = 1
+    R[1, :2] = 1
+    R2 = R.copy()
+    R2[2, 0] = 1
+
+    def few(warnings):
+        return next(w for w in warnings if "rests on about" in w)
+
+    assert "interval='exact+bootstrap-t'" in few(be.estimate(R, "pass^2").warnings)
+    for e in (be.estimate(R, "pass^2", interval="bootstrap-t"), be.estimate(R, "pass^2", interval="exact+bootstrap-t"),
+              be.compare(R, R2, metric="pass^2").estimates["A"], be.compare_all({"a": R, "b": R2}, metric="pass^2").scores["a"]):
+        assert "bootstrap-t" not in few(e.warnings) and "evaluate more questions" in few(e.warnings)

@@ -153,19 +153,29 @@ def test_coverage_numbers_quoted_are_the_benchmark_results():
 
 def test_confirm_bound_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes every coverage of results_coverage_confirm_bound.md (the cells the n < 2k bound
-    changed, re-run with 1,000 replicates), the M = 15 cell's exact interval and maj@3's oracle."""
+    changed, re-run with 1,000 replicates), each at its own phrase, the M = 15 cell's exact interval and maj@3's
+    oracle."""
     md = (ROOT / "benchmarks" / "results_coverage_confirm_bound.md").read_text(encoding="utf-8")
     flat = " ".join(page("honesty.md").split())
-    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
-            if line.startswith("| ") and "---" not in line and "verdict" not in line]
-    assert len(rows) == 6
-    for pool, M, N, metric, scope, _, reps, cov, ci, verdict, oracle in rows:
-        assert reps == "1000" and scope == "benchmark"
-        assert f"{cov}%" in flat, (pool, M, metric)
-        if M == "15" and pool == "two clusters":
-            assert ci == "[87.8, 91.6]" and f"exact interval {ci}" in flat and verdict == "within noise of the floor"
-        if metric == "maj@k":
-            assert verdict == "above 97%" and f"(the oracle {oracle}%)" in flat
+    rows = {(r[0], r[1], r[2], r[3]): r for r in ([c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+            if line.startswith("| ") and "---" not in line and "verdict" not in line)}
+    assert len(rows) == 7 and all(r[6] == "1000" and r[4] == "benchmark" for r in rows.values())
+    cov = {k: r[7] for k, r in rows.items()}
+    phrases = {
+        ("two clusters", "30", "4", "pass^k"): "pass^3 from 4 trials on the two-cluster pool {}% at M = 30",
+        ("two clusters", "15", "4", "pass^k"): "and {}% at M = 15 (exact interval [87.8, 91.6]",
+        ("Beta(2,5)", "15", "4", "pass@k"): "pass@3 on Beta(2,5) at M = 15 {}%",
+        ("logit-normal(0,2)", "100", "4", "pass@k"): "pass@3 on logit-normal at M = 100 {}%",
+        ("logit-normal(0,2)", "30", "4", "pass^k"): "pass^3 on logit-normal at M = 30 {}%",
+        ("logit-normal(0,2)", "100", "64", "pass@k"): "pass@16 on logit-normal at M = 100 with 64 trials {}%",
+        ("two clusters", "30", "4", "maj@k"): "maj@3 on the two-cluster pool at M = 30 covers {}%",
+    }
+    for key, phrase in phrases.items():
+        assert phrase.format(cov[key]) in flat, key
+    assert rows["two clusters", "15", "4", "pass^k"][8] == "[87.8, 91.6]"
+    assert rows["two clusters", "15", "4", "pass^k"][9] == "within noise of the floor"
+    maj = rows["two clusters", "30", "4", "maj@k"]
+    assert maj[9] == "above 97%" and f"(the oracle {maj[10]}%)" in flat
 
 
 def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
@@ -190,12 +200,13 @@ def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
     assert f"lowest cell {lowest}%" in flat
     # the few-carrying warning and the bootstrap-t docstring quote the same floor ("at least 91%")
     assert lowest >= 91.0
-    from bayeseval.posterior import build
     R = np.zeros((15, 4), dtype=int)
     R[0] = 1
     R[1, :2] = 1
-    warning = next(w for w in build(R, "pass^2").checks("population", 0.1, 0.1, 0.1) if "rests on about" in w)
+    warning = next(w for w in be.estimate(R, "pass^2").warnings if "rests on about" in w)
     assert "joined, they covered at least 91% in every population cell simulated" in warning
+    minutes = re.search(r"; ([\d.]+) min\.", md).group(1)
+    assert f"`benchmarks/results_population_alternatives.md`, {minutes} min)" in flat
     assert "covered at least 91% in every population cell" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
     pk, mk = rows[("pass^k", "hull if warned")], rows[("maj@k", "hull if warned")]
     assert f"pass^k {pk[3]} against {rows[('pass^k', 'default')][3]}, maj@k {mk[3]} against {rows[('maj@k', 'default')][3]}" in flat
@@ -270,7 +281,7 @@ def test_tail_cells_numbers_quoted_are_the_benchmark_results():
     R[0] = 1
     R[1, :2] = 1
     warned = " ".join(be.estimate(R, "pass^2").warnings)
-    assert f"the default 95% interval covered {round(min(default))}-{round(max(default))}% of such cases" in warned
+    assert f"where it fires, the default 95% interval covered {round(min(default))}-{round(max(default))}%" in warned
 
 
 def test_minorant_bound_numbers_quoted_are_the_grid_results():

@@ -604,8 +604,8 @@ def compare(
     decision = decide(level, p_ab, rope_probs)
 
     # per-model estimates (same scope, prior and seed), from the posteriors built above
-    est = {name: summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=name)
-           for name, post in zip(names, (pa, pb))}
+    est = {name: summarise(post, scope=scope, method=method, level=level, draws=draws, seed=seed, model=name,
+                           advise=False) for name, post in zip(names, (pa, pb))}
 
     # frequentist analyses on per-question unbiased scores
     boot = perm = ttest = wil = miller = effect = None

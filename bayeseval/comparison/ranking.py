@@ -224,8 +224,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range, **metric_params)
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once
     sides = None if scored else [Side(posts[k], k) for k in names]  # Side refuses categories, naming the model
-    scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k)
-              for k in names}
+    scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k,
+                           advise=False) for k in names}
     rng = np.random.default_rng(seed)
     r_joint, r_pairs = rng.spawn(2)
     X = [question_scores(posts[k]) for k in names]

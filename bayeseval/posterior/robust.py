@@ -79,6 +79,7 @@ from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, stude
 __all__ = ["RobustPosterior"]
 
 CHECK_LL_TOL = 1e-5  # EM stop (nats per question) of the point fit that only feeds the model check
+FEW_CARRYING_NOTE = "the estimate's distance from the nearer end of the range rests on about"  # the warning's start
 FEW_CARRYING = 5.0  # fewer questions than this carrying the population-scope estimate: a warning (carrying_questions)
 MINORANT_DEGREES = 8  # at most this many linear programs (square_minorant) per payoff column: ragged trial counts
 MINORANT_BOX = 2.0  # square_minorant's coefficients within +-this times the largest g^2
@@ -500,13 +501,10 @@ class RobustPosterior(_BinaryPosterior):
         out = super()._model_checks(scope)
         few = self.carrying_questions() if scope == "population" and not self.extrapolated else math.inf
         if 0.0 < few < FEW_CARRYING:  # 0: every question at the end of the range (the pseudo-question sets the interval)
-            out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
-                       "questions: a population-scope interval can be too narrow when so few questions carry the "
-                       "metric (in simulations with 15-30 questions the default 95% interval covered 84-91% of such "
-                       "cases); evaluate more questions, report the benchmark scope (these questions), or take the "
-                       "wider ends of the default interval and the studentized bootstrap (estimate(..., "
-                       "interval='exact+bootstrap-t'); CLI --interval exact+bootstrap-t): joined, they covered at "
-                       "least 91% in every population cell simulated (docs/honesty.md)")
+            out.append(f"{FEW_CARRYING_NOTE} {few:.1f} of {self.M} questions: a population-scope interval can be "
+                       "too narrow when so few questions carry the metric (in simulated cells of 15-30 questions where "
+                       "it fires, the default 95% interval covered 84-91%); evaluate more questions, or report the "
+                       "benchmark scope (these questions)")
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "

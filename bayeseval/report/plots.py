@@ -34,6 +34,8 @@ import numpy as np
 
 from .. import validate as V
 from .._text import fmt_prob
+from .._protocol import check_choice
+from ..posterior import METHODS
 from ..results import BOOTSTRAP_T_METHODS
 from ..scores import Scores
 from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
@@ -329,6 +331,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
         log = ks[-1] / ks[0] >= 20
     log = _bool(log, "log")
     _check_ax(ax)
+    check_choice(interval, "interval", METHODS)  # a band per k of posterior intervals (see posterior_interval)
     scale = 100.0 if percent else 1.0
     x = np.array(ks, dtype=float)
     curves = {}  # name -> (point, lo, hi), in the order given

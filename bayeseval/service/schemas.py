@@ -302,7 +302,9 @@ class MetricsRequest(_Stats):
     @field_validator("interval")
     @classmethod
     def _bootstrap_t_scope(cls, v, info):
-        if v in ("bootstrap-t", "exact+bootstrap-t") and info.data.get("scope") == "benchmark":
+        from bayeseval.results import BOOTSTRAP_T_METHODS
+
+        if v in BOOTSTRAP_T_METHODS and info.data.get("scope") == "benchmark":
             raise ValueError(f"{v} resamples questions, so it answers the population scope: use scope "
                              "'population', or a posterior interval (exact, normal, hdi) in benchmark scope")
         return v

@@ -214,13 +214,16 @@ def report_html(req: MetricsRequest) -> str:
         ranking = []
         if len(binary) >= 2:
             metric, params = items[0]
+            said: list = []  # the ranking's interval method, said only where a ranking is shown
             try:
                 ranking.append(B.compare_all(binary, metric=metric, scope=req.scope,
-                                             interval=plots.posterior_interval(req.interval, warns, "the ranking"),
+                                             interval=plots.posterior_interval(req.interval, said, "the ranking"),
                                              level=req.level, seed=req.seed, prior=_prior(req.prior), draws=req.draws,
                                              **params))
             except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
                 warns.append(f"no ranking on {metric}: {exc}")
+            else:
+                warns += said
         curves = None
         if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
             with _field("models"):
