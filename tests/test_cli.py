@@ -87,6 +87,10 @@ def test_report_interval_bootstrap_t_equals_the_library_and_says_what_it_is(caps
             assert got[(name, metric)] == (pytest.approx(e.lo, abs=1e-12), pytest.approx(e.hi, abs=1e-12), "bootstrap-t")
     code, out, _ = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--format", "markdown", "--quiet")
     assert code == 0 and "95% studentized-bootstrap confidence interval" in out
+    code, out, err = run(capsys, "report", long_csv, *COLS, "--metrics", "avg,pass@8", "--interval", "bootstrap-t",
+                         "--format", "markdown")  # 4 trials: pass@8 keeps the posterior interval, row by row
+    assert code == 0 and "Equal-tailed posterior interval where bootstrap-t does not apply: base pass@8, new pass@8." in out
+    assert "base: pass@8: the bootstrap-t interval does not apply here" in err
     code, _, err = run(capsys, "report", long_csv, *COLS, "--interval", "bootstrap-t", "--plot-pass-k",
                        str(tmp_path / "c.png"), "--quiet")
     assert code == 2 and "--plot-pass-k draws posterior intervals" in err and err.count("\n") == 1

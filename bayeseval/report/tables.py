@@ -251,7 +251,25 @@ def note_text(ests: list, *, percent: bool, point: str, intervals: bool, fallbac
         text = f"Dataset: {dataset}. " + text
     if fallback:
         text += " * posterior mean: the sample estimate is undefined (k > n for some question)."
-    return text
+    return text + _other_methods(ests)
+
+
+def _other_methods(ests: list) -> str:
+    """Where a bootstrap interval was asked for and some rows kept the posterior's (``evaluate``'s per-cell
+    fallback), which rows those are.
+
+    >>> from types import SimpleNamespace as E
+    >>> rows = [E(method="bootstrap-t", model="a", metric="avg"), E(method="exact", model="a", metric="pass@8")]
+    >>> _other_methods(rows)
+    ' Equal-tailed posterior interval where bootstrap-t does not apply: a pass@8.'
+    """
+    asked = [e.method for e in ests if e.method in BOOTSTRAP_T_METHODS]
+    kept = [e for e in ests if e.method not in BOOTSTRAP_T_METHODS]
+    if not asked or not kept:
+        return ""
+    names = [f"{model_label(e)} {e.metric}" for e in kept]
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {shown}."
 
 
 # ----------------------------------------------------------------------------- comparisons
