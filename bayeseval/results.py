@@ -40,8 +40,8 @@ from .counts import Counts
 from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
-__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "BootstrapTUnavailable", "DEFAULT_SCOPE", "DEFAULT_INTERVAL",
-           "DEFAULT_DRAWS", "ESTIMATE_INTERVALS"]
+__all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "BootstrapTUnavailable",
+           "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS", "ESTIMATE_INTERVALS", "BOOTSTRAP_T_METHODS"]
 
 
 class ModelCheckWarning(UserWarning):
@@ -201,19 +201,19 @@ def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed
         raise ValueError(f"the bootstrap-t interval resamples questions, so it answers the population scope; this "
                          f"estimate's scope is {scope!r}: estimate(..., scope='population')")
     if post.spec.kind == "geospectrum":
-        raise BootstrapTUnavailable("the bootstrap-t interval does not cover geospectrum (a blend of two means, not one mean "
-                         "over questions)")
+        raise BootstrapTUnavailable("the bootstrap-t interval does not cover geospectrum (a blend of two means, "
+                                    "not one mean over questions)")
     x = post.state_scores()
     if x is None:
-        raise BootstrapTUnavailable(f"the bootstrap-t interval needs an unbiased per-question score of {post.spec.label}, which "
-                         "needs at least k trials per question")
+        raise BootstrapTUnavailable(f"the bootstrap-t interval needs an unbiased per-question score of "
+                                    f"{post.spec.label}, which needs at least k trials per question")
     x = np.asarray(x, dtype=np.float64)
     f = np.asarray(post.freq, dtype=np.float64)
     xbar = float(f @ x) / post.M
     if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
-        raise BootstrapTUnavailable("the bootstrap-t interval needs at least two questions whose scores differ; with every "
-                         "question alike the bootstrap has nothing to resample (the default interval's prior "
-                         "pseudo-question sets its width)")
+        raise BootstrapTUnavailable("the bootstrap-t interval needs at least two questions whose scores differ; "
+                                    "with every question alike the bootstrap has nothing to resample (the default "
+                                    "interval's prior pseudo-question sets its width)")
     from .posterior.bootstrap import bootstrap_t
 
     return bootstrap_t(x, f, level, resamples, np.random.default_rng(seed), post.range)
@@ -585,7 +585,8 @@ def _estimate_cell(R: Any, metric: Any, dataset: str | None = None, **kw) -> Est
         return estimate(R, metric, **kw)
     except BootstrapTUnavailable as exc:
         e = estimate(R, metric, **{**kw, "interval": DEFAULT_INTERVAL})
-        note = f"the bootstrap-t interval does not apply here: {exc}; this row shows the equal-tailed posterior interval"
+        note = (f"the bootstrap-t interval does not apply here: {exc}; this row shows the equal-tailed posterior "
+                "interval")
         where = "/".join(x for x in (dataset, e.model) if x)
         warnings.warn(f"{where + ': ' if where else ''}{e.metric}: {note}", ModelCheckWarning, stacklevel=3)
         return dataclasses.replace(e, warnings=e.warnings + (note,))
@@ -596,8 +597,8 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
     """Estimate several metrics for several models; each model's outcomes are counted once and every
     metric shares its population fit.
 
-    With ``interval="bootstrap-t"`` (or ``"exact+bootstrap-t"``), a cell it does not apply to (k > n, every question alike, geospectrum) takes
-    the equal-tailed posterior interval and a warning that says so.
+    With ``interval="bootstrap-t"`` (or ``"exact+bootstrap-t"``), a cell it does not apply to (k > n, every
+    question alike, geospectrum) takes the equal-tailed posterior interval and a warning that says so.
 
     ``models``: a dict ``name -> outcomes``, an :class:`~bayeseval.io.OutcomeSet` (its category weights
     are used unless ``w=`` is given; with several datasets each estimate carries its ``dataset``), a

@@ -105,7 +105,8 @@ def run_cell(args):
 
 
 def render(cov, wid, reps, elapsed) -> str:
-    out = ["# Population scope over the coverage grid: the default against bootstrap-t, their hull and a skewness correction", "",
+    out = ["# Population scope over the coverage grid: the default against bootstrap-t, their hull and a skewness "
+           "correction", "",
            f"`python benchmarks/population_alternatives.py --reps {reps}`: the pools, M, N >= 4, k and seeds of "
            f"coverage_robust.py; {reps} replicates a cell, the same replicates for every method; 95% intervals; "
            f"{elapsed / 60:.1f} min. Replicates whose scores are all alike (nothing to resample; "

@@ -40,8 +40,8 @@ from ..results import BOOTSTRAP_T_METHODS
 from ..scores import Scores
 from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
 
-__all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density", "coverage_plot", "read_coverage_results",
-           "strengths_plot", "COVERAGE_COLUMNS"]
+__all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density",
+           "coverage_plot", "read_coverage_results", "strengths_plot", "COVERAGE_COLUMNS"]
 
 #: Markers cycled with the colours, so lines stay apart in grey print and for colour-blind readers.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")

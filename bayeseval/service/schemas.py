@@ -285,7 +285,8 @@ class _Stats(_Body):
     scope: Scope = Field("population", description="'population' (questions are a sample) or 'benchmark'")
     level: Probability = Field(0.95, description="credibility level in (0, 1)")
     prior: Prior | None = Field(None, description=_PRIOR_DOC)
-    draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals (resamples behind bootstrap-t)")
+    draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals (resamples behind "
+                                           "bootstrap-t)")
     seed: Seed | None = Field(None, description="seed of every random draw (null: the library's fixed default)")
 
 
