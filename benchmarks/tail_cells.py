@@ -12,7 +12,9 @@ standard interval for a mean over questions does better on the same replicates:
 * bootstrap-t -- the studentized bootstrap, as ``Estimate.bootstrap_t_interval`` computes it (2,000
   resamples; second-order accurate for skewed means, Hall 1992, *The Bootstrap and Edgeworth Expansion*,
   section 3.5);
-* Hoeffding -- mean +/- sqrt(log(2 / 0.05) / (2 M)): valid for every pool of scores in [0, 1], conservative.
+* Hoeffding -- mean +/- sqrt(log(2 / 0.05) / (2 M)): valid for every pool of scores in [0, 1], conservative;
+* exact+bootstrap-t -- the wider ends of the default and bootstrap-t (``interval="exact+bootstrap-t"``, with
+  the draws and resamples above), the advice of the "rests on about X of M questions" warning.
 
 Each cell draws M questions from the pool, N trials each, and checks each interval against the pool's
 E[g(p)].  Two cells where the default meets the floor are shown for contrast.
@@ -51,7 +53,7 @@ CELLS = [
     (100, 64, "Beta(2,5)", "pass@16"),
     (30, 16, "two clusters", "pass@8"),
 ]
-METHODS = ("default", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding")
+METHODS = ("default", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding", "exact+bootstrap-t")
 
 
 def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int) -> dict:
@@ -74,6 +76,10 @@ def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int) -> dict
         out["bootstrap-t"] = bootstrap_t(post.state_scores(), post.freq, LEVEL, RESAMPLES, rng, (0.0, 1.0))
     h = math.sqrt(math.log(2 / (1 - LEVEL)) / (2 * M))
     out["Hoeffding"] = (m - h, m + h)
+    (lo_d, hi_d), (lo_t, hi_t) = out["default"], out["bootstrap-t"]
+    out["exact+bootstrap-t"] = (min(lo_d, lo_t), max(hi_d, hi_t))
+    if s == 0.0:  # as interval="exact+bootstrap-t" in evaluate: no bootstrap, the exact interval
+        out["exact+bootstrap-t"] = out["default"]
     return {k: (max(lo, 0.0), min(hi, 1.0)) for k, (lo, hi) in out.items()}
 
 

@@ -282,6 +282,8 @@ def test_tail_cells_numbers_quoted_are_the_benchmark_results():
     R[1, :2] = 1
     warned = " ".join(be.estimate(R, "pass^2").warnings)
     assert f"where it fires, the default 95% interval covered {round(min(default))}-{round(max(default))}%" in warned
+    hull = [next(float(c.split()[0]) for r in rows if (r[0], r[2]) == k for c in r[10:11]) for k in low]
+    assert f"On the three tail cells above it covers {hull[0]}%, {hull[1]}% and {hull[2]}%" in flat
 
 
 def test_minorant_bound_numbers_quoted_are_the_grid_results():
