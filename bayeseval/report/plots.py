@@ -257,9 +257,8 @@ def default_ks(n: int, points: int = 25) -> list[int]:
 
 def posterior_interval(interval: str, notes: list, what: str) -> str:
     """The interval method of ``what`` (pass@k curves, a ranking: posterior intervals only) beside an estimates
-    table computed with ``interval``: ``"bootstrap-t"`` or ``"exact+bootstrap-t"``, intervals of the table, become
-    ``"exact"``, and
-    ``notes`` says so.
+    table computed with ``interval``: ``"bootstrap-t"`` and ``"exact+bootstrap-t"``, intervals of the table,
+    become ``"exact"``, and ``notes`` says so.
 
     >>> notes = []
     >>> posterior_interval("hdi", notes, "the curves"), posterior_interval("bootstrap-t", notes, "the curves")
