@@ -207,16 +207,14 @@ def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed
     if x is None:
         raise BootstrapTUnavailable(f"the bootstrap-t interval needs an unbiased per-question score of "
                                     f"{post.spec.label}, which needs at least k trials per question")
-    x = np.asarray(x, dtype=np.float64)
-    f = np.asarray(post.freq, dtype=np.float64)
-    xbar = float(f @ x) / post.M
-    if post.M < 2 or float(f @ (x - xbar) ** 2) <= 0.0:
+    if not post.miller_se():  # None for one question, 0 where every question scores alike
         raise BootstrapTUnavailable("the bootstrap-t interval needs at least two questions whose scores differ; "
                                     "with every question alike the bootstrap has nothing to resample (the default "
                                     "interval's prior pseudo-question sets its width)")
     from .posterior.bootstrap import bootstrap_t
 
-    return bootstrap_t(x, f, level, resamples, np.random.default_rng(seed), post.range)
+    return bootstrap_t(np.asarray(x, dtype=np.float64), post.freq, level, resamples, np.random.default_rng(seed),
+                       post.range)
 
 
 def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
@@ -372,14 +370,11 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
               model: str | None = None, advise: bool = True) -> Estimate:
     """The :class:`Estimate` of an already-built posterior (arguments already validated); ``advise=False``
     (compare, rank: posterior intervals only) leaves other interval methods out of the warnings' advice."""
-    from .posterior.robust import FEW_CARRYING_NOTE
-
     mean, sd = post.moments(scope)
     value = post.value()
     lo, hi = _interval(post, scope, level, method, draws, seed, value)
-    notes = tuple(post.checks(scope, mean, sd, value))
-    if advise and method not in BOOTSTRAP_T_METHODS and post.spec.kind != "geospectrum":
-        notes = tuple(t + WIDER_ENDS_ADVICE if t.startswith(FEW_CARRYING_NOTE) else t for t in notes)
+    offer = advise and method not in BOOTSTRAP_T_METHODS and post.spec.kind != "geospectrum"
+    notes = tuple(post.checks(scope, mean, sd, value, WIDER_ENDS_ADVICE if offer else ""))
     for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
         warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
     n = post.counts.n

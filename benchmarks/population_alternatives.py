@@ -93,7 +93,7 @@ def run_cell(args):
             x, f = np.asarray(post.state_scores(), dtype=np.float64), np.asarray(post.freq, dtype=np.float64)
             lo, hi = interval_from_draws(post.draws("population", 1000, rng_m), LEVEL, "exact")
             ivs = {"default": (lo, hi), "Hall": hall_stretch(x, f, lo, hi)}
-            alike = float(f @ (x - f @ x / M) ** 2) <= 0.0
+            alike = not post.miller_se()  # every question scores alike: nothing to resample
             ivs["bootstrap-t"] = (lo, hi) if alike else bootstrap_t(x, f, LEVEL, RESAMPLES, rng_m, (0.0, 1.0))
             ivs["hull"] = (min(lo, ivs["bootstrap-t"][0]), max(hi, ivs["bootstrap-t"][1]))
             ivs["hull if warned"] = ivs["hull"] if 0.0 < post.carrying_questions() < FEW_CARRYING else (lo, hi)

@@ -125,18 +125,19 @@ class Posterior(ABC):
     def state_scores(self) -> np.ndarray | None:
         """Per count state (or distinct row): the unbiased per-question estimate; None where k > n."""
 
-    def checks(self, scope: str, mean: float, sd: float, value: float | None) -> list[str]:
+    def checks(self, scope: str, mean: float, sd: float, value: float | None, advice: str = "") -> list[str]:
         """Warnings for an estimate in ``scope``: the model check of the fit (:meth:`_model_checks`) and a
         posterior mean pulled more than half a posterior sd from the unbiased estimate
-        (:mod:`bayeseval.posterior.check`)."""
+        (:mod:`bayeseval.posterior.check`).  ``advice``: what the caller can offer where an interval may be too
+        narrow (another interval method), appended to that warning."""
         from .check import pull_warning
 
-        out = list(self._model_checks(scope))
+        out = list(self._model_checks(scope, advice))
         pulled = pull_warning(mean, sd, value, self.prior.label, self.M, scope)
         return out + ([pulled] if pulled else [])
 
-    def _model_checks(self, scope: str) -> list[str]:
-        """Model-specific checks (none by default)."""
+    def _model_checks(self, scope: str, advice: str = "") -> list[str]:
+        """Model-specific checks (none by default); ``advice`` as in :meth:`checks`."""
         return []
 
     def single_question_exact(self, level: float, method: str):

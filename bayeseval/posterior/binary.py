@@ -77,7 +77,7 @@ class _BinaryPosterior(Posterior):
     pool_name = "population model"
     pool_advice = "prior='robust' (the default) assumes no shape for the pool"
 
-    def _model_checks(self, scope: str) -> list[str]:
+    def _model_checks(self, scope: str, advice: str = "") -> list[str]:
         from .check import count_histograms, histogram_check, ppc_warning
 
         out = []

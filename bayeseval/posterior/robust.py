@@ -79,7 +79,6 @@ from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, stude
 __all__ = ["RobustPosterior"]
 
 CHECK_LL_TOL = 1e-5  # EM stop (nats per question) of the point fit that only feeds the model check
-FEW_CARRYING_NOTE = "the estimate's distance from the nearer end of the range rests on about"  # the warning's start
 FEW_CARRYING = 5.0  # fewer questions than this carrying the population-scope estimate: a warning (carrying_questions)
 MINORANT_DEGREES = 8  # at most this many linear programs (square_minorant) per payoff column: ragged trial counts
 MINORANT_BOX = 2.0  # square_minorant's coefficients within +-this times the largest g^2
@@ -497,14 +496,14 @@ class RobustPosterior(_BinaryPosterior):
             cache["robust-point"] = BetaMixture.fit(self.counts, fits=0, ll_tol=CHECK_LL_TOL)
         return cache["robust-point"].predictive(n)
 
-    def _model_checks(self, scope: str) -> list[str]:
-        out = super()._model_checks(scope)
+    def _model_checks(self, scope: str, advice: str = "") -> list[str]:
+        out = super()._model_checks(scope, advice)
         few = self.carrying_questions() if scope == "population" and not self.extrapolated else math.inf
         if 0.0 < few < FEW_CARRYING:  # 0: every question at the end of the range (the pseudo-question sets the interval)
-            out.append(f"{FEW_CARRYING_NOTE} {few:.1f} of {self.M} questions: a population-scope interval can be "
-                       "too narrow when so few questions carry the metric (in simulated cells of 15-30 questions where "
-                       "it fires, the default 95% interval covered 84-91%); evaluate more questions, or report the "
-                       "benchmark scope (these questions)")
+            out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
+                       "questions: a population-scope interval can be too narrow when so few questions carry the "
+                       "metric (in simulated cells of 15-30 questions where it fires, the default 95% interval covered "
+                       "84-91%); evaluate more questions, or report the benchmark scope (these questions)" + advice)
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "

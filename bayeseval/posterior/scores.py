@@ -143,7 +143,7 @@ class ScorePosterior(Posterior):
         z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
         return np.clip(mean + sd * z, lo, hi)
 
-    def _model_checks(self, scope: str) -> list[str]:
+    def _model_checks(self, scope: str, advice: str = "") -> list[str]:
         out = []
         if scope != "benchmark":
             return out
