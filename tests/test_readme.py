@@ -303,3 +303,41 @@ def test_minorant_bound_numbers_quoted_are_the_grid_results():
     assert f"went from 89% to {two15}% (M = 15) and from 89% to {two30}% (M = 30)" in honesty
     assert f"from 89% to {u15}% (M = 15) and 92% to {u30}% (M = 30)" in honesty
     assert f"went from 89% to {two15}% (M = 15) and {two30}% (M = 30)" in model
+
+
+def test_located_ablation_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_located_variance.md (the variance pieces on CRUXEval and the two-cluster pool,
+    and how the fit splits the never-solved questions) and results_located_ablation.md (cells outside the floor
+    with the located clusters on and off, and the cells below with them off)."""
+    flat = " ".join(page("honesty.md").split())
+
+    def rows(name):
+        md = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
+        return [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+                if line.startswith("| ") and "---" not in line and not line.startswith("| pool |")
+                and not line.startswith("| metric |")]
+
+    var = {(r[0], r[1], r[2], r[3]): r for r in rows("results_located_variance.md") if len(r) == 12}
+    avg = var[("real: cruxeval", "100", "4", "avg")]
+    assert (f"the truth is {avg[4]}, the mixture's {avg[5]}, the pool-free estimate {avg[9]}, the located "
+            f"clusters' {avg[7]}, so the interval is {avg[11]} times too wide") in flat
+    p8 = var[("real: cruxeval", "100", "16", "pass@8")]
+    assert f"truth {p8[4]}, located {p8[7]} (sd {p8[11]} times the true one)" in flat
+    mj = var[("two clusters", "100", "16", "maj@8")]
+    assert f"the mixture itself predicts {mj[5]} against a truth of {mj[4]} (pool-free {mj[9]})" in flat
+    split = {(r[0], r[1], r[2], r[3]): r for r in rows("results_located_variance.md") if len(r) == 10}
+    s = split[("real: cruxeval", "100", "4", "avg")]
+    assert (f"spreads the {s[4]} never-solved questions over {s[6]} components, and the {s[7]} sharp ones among "
+            f"them hold at most {s[8]} questions each") in flat
+    beta, mean = s[9].split(", mean ")
+    assert f"`{beta}` (mean {mean})" in flat and f"where {s[5]} trials of those questions never succeeded" in flat
+    abl = {(r[0], r[1]): r for r in rows("results_located_ablation.md") if len(r) == 6}
+    metrics = ("avg", "pass@k", "pass^k", "maj@k")
+    before = " / ".join(abl[(m, "current")][3] for m in metrics)
+    after = " / ".join(abl[(m, "no located")][3] for m in metrics)
+    assert f"from {before} (avg / pass@k / pass^k / maj@k) to {after}" in flat
+    assert all(abl[(m, "current")][2] == "0" for m in metrics)
+    below = abl[("pass@k", "no located")][5] + "; " + abl[("pass^k", "no located")][5]
+    for cov, where in (("76.7", "two clusters, M=15, N=4"), ("73.3", "three clusters, M=15, N=16"),
+                       ("86.0", "three clusters, M=30, N=16"), ("83.3", "two clusters, M=15, N=4")):
+        assert f"{cov} ({where})" in below and f"{cov}%" in flat
