@@ -187,8 +187,10 @@ def _split(post, pool_name, M, N, name) -> str:
     j = int(np.argmax(np.where(sharp, share, 0.0)))
     held = share > 0.5
     nz = float(post.freq[zero].sum())
+    top = (f"{share[j]:.1f} | Beta({a[j]:.1f}, {b[j]:.1f}), mean {a[j] / (a[j] + b[j]):.3f}" if sharp.any()
+           else "- | -")  # no sharp component: nothing is located
     return (f"| {pool_name} | {M} | {N} | {name} | {nz:.0f} | {nz * N:.0f} | {int(held.sum())} | "
-            f"{int((held & sharp).sum())} | {share[j]:.1f} | Beta({a[j]:.1f}, {b[j]:.1f}), mean {a[j] / (a[j] + b[j]):.3f} |")
+            f"{int((held & sharp).sum())} | {top} |")
 
 
 def main(argv=None) -> int:
