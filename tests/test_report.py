@@ -26,7 +26,7 @@ from statsmodels.stats.multitest import multipletests
 
 import bayeseval as B
 from bayeseval import aisbench
-from bayeseval.io import OutcomeSet, Run, read_outcomes
+from bayeseval.io import OutcomeSet, Run
 from bayeseval.report import (aisbench_summary, html_table, render, text_table, to_csv, to_json, to_latex,
                               to_markdown, to_terminal)
 from bayeseval.report.tables import CSV_FIELDS, DELTA_FIELDS, fmt, tabulate_simple, tex_escape
@@ -455,6 +455,26 @@ def test_aisbench_summary_interval_columns_and_reported_values():
     plain = aisbench_summary(ev, interval=None)  # no outcomes: dataset, version and mode unknown
     assert plain.splitlines()[1] == "-,-,avg@3,-,75.00"
     assert aisbench_summary(ev, interval=None, dataset="gsm8k").splitlines()[1] == "gsm8k,-,avg@3,-,75.00"
+
+
+def test_aisbench_terminal_and_markdown_say_which_interval_their_columns_hold():
+    R = np.array([[1, 1, 0, 1], [0, 1, 1, 0], [0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 1, 1], [0, 1, 0, 0]] * 3)
+    post = B.evaluate({"m": R}, ["avg"], scope="benchmark")
+    boot = B.evaluate({"m": R}, ["avg"], interval="bootstrap-t", seed=1)
+    for style in ("terminal", "markdown"):
+        text = aisbench_summary(post, style=style)
+        assert text.splitlines()[-1] == ("Note: estimate [95% equal-tailed credible interval], in percent; benchmark "
+                                         "scope; prior: robust.")
+        assert text.splitlines()[-2] == ""
+        last = aisbench_summary(boot, style=style).splitlines()[-1]
+        assert last == ("Note: estimate [95% studentized-bootstrap confidence interval], in percent; population "
+                        "scope; prior: robust.")
+        assert aisbench_summary(post, style=style, note=False) == "\n".join(text.splitlines()[:-2])
+        assert "Note:" not in aisbench_summary(post, style=style, interval=None)
+    assert "Note:" not in aisbench_summary(boot, style="csv")  # a data file keeps AISBench's layout
+    assert render(boot, "aisbench", note=False) == aisbench_summary(boot, style="terminal", note=False)
+    with pytest.raises(TypeError, match="note"):
+        aisbench_summary(post, note="no")
 
 
 def test_aisbench_terminal_layout_is_tabulates():

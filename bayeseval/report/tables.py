@@ -812,7 +812,7 @@ def reported_value(run, *names: str):
 def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", interval: str | None = "columns",
                      reported: bool | None = None, metric_names: dict | None = None, dataset: str | None = None,
                      metrics: Any = None, models: Any = None, point: str = "value", digits: int | None = 2,
-                     path: Any = None) -> str:
+                     note: bool = True, path: Any = None) -> str:
     """AISBench's summary table (``DefaultSummarizer``) with credible intervals.
 
     Columns ``dataset, version, metric, mode``, then for each model its value in percent
@@ -829,7 +829,9 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
     (``run.reported[name]``, as printed, in its units); default: when ``outcomes`` has any.
 
     ``style``: ``"csv"`` (the summarizer's CSV file), ``"terminal"`` (tabulate's "simple"
-    layout, as AISBench prints it) or ``"markdown"``.
+    layout, as AISBench prints it) or ``"markdown"``.  With interval columns, the terminal and Markdown
+    tables end with the note line of the other tables (level, interval method, credible or confidence,
+    scope, prior) unless ``note=False``; the CSV file and ``interval=None`` stay AISBench's layout.
 
     >>> import numpy as np, bayeseval as B
     >>> R = np.array([[1, 1, 0], [0, 1, 1], [0, 1, 1], [1, 1, 1]])
@@ -839,6 +841,8 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
     ---------  ---------  --------  ------  ------  ------  ------
     demo       -          avg@3     -        75.00   46.23   83.77
     demo       -          pass@3    -       100.00   78.24  100.00
+    <BLANKLINE>
+    Note: estimate [95% normal-approximation credible interval], in percent; benchmark scope; prior: uniform.
     """
     ests = estimates_of(ev)
     style = _choice(style, "style", ("csv", "terminal", "markdown"))
@@ -846,6 +850,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
         interval = _choice(interval, "interval", ("columns", "ci"))
     point = _choice(point, "point", ("value", "mean"))
     digits = 2 if digits is None else V.integer(digits, "digits", minimum=0)
+    note = _flag(note, "note")
     if metric_names is None:
         metric_names = {}
     if not isinstance(metric_names, dict) or not all(isinstance(v, str) for v in metric_names.values()):
@@ -923,6 +928,10 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
                 rep = None if run is None else reported_value(run, metric, e.metric)
                 row.append("-" if rep is None else f"{rep:.{digits}f}" if isinstance(rep, (int, float)) else str(rep))
         rows.append(row)
+    tail = ""
+    if note and interval is not None and ests:
+        tail = "\n\n" + note_text(ests, percent=True, point=point, intervals=True, dataset=None,
+                                   fallback=any(point_of(e, point)[1] for e in ests))
     if style == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -930,11 +939,11 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
         w.writerows(rows)
         return _write(buf.getvalue(), path)
     if style == "terminal":
-        return _write(tabulate_simple(header, rows, right), path)
+        return _write(tabulate_simple(header, rows, right) + tail, path)
     lines = ["| " + " | ".join(_md_escape(h) for h in header) + " |",
              "|" + "|".join("---:" if j in right else "---" for j in range(len(header))) + "|"]
     lines += ["| " + " | ".join(_md_escape(c) for c in r) + " |" for r in rows]
-    return _write("\n".join(lines), path)
+    return _write("\n".join(lines) + tail, path)
 
 
 # ----------------------------------------------------------------------------- front door
