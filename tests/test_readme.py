@@ -360,3 +360,39 @@ def test_located_ablation_numbers_quoted_are_the_benchmark_results():
     assert abl[("pass@k", "no located")][5] == ("76.7 (two clusters, M=15, N=4); 73.3 (three clusters, M=15, N=16); "
                                                 "86.0 (three clusters, M=30, N=16)")
     assert abl[("pass^k", "no located")][5] == "83.3 (two clusters, M=15, N=4)"
+
+
+def test_kernel_candidate_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes the kernel candidate: its sd ratios (results_located_variance.md, last table) and its
+    coverage over the grid with M <= 100 (results_located_kernel.md)."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_located_variance.md").read_text(encoding="utf-8")
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines() if line.startswith("| ")]
+    ker = {(r[0], r[1], r[2], r[3]): r for r in rows if len(r) == 9 and r[0] != "pool"}
+    a = ker[("real: cruxeval", "100", "4", "avg")]
+    assert f"its sd over the true one is {a[8]} for CRUXEval avg ({a[7]} now)" in flat
+    b = ker[("real: cruxeval", "100", "16", "pass@8")]
+    assert f"and {b[8]} for pass@8 ({b[7]})" in flat
+    c = ker[("two clusters", "15", "4", "pass@3")]
+    assert f"(pass@3 on two clusters at M = 15: {c[8]} against {c[7]})" in flat
+    assert f"maj@3 on CRUXEval at M = 100 falls to {ker[('real: cruxeval', '100', '4', 'maj@3')][8]}" in flat
+    km = (ROOT / "benchmarks" / "results_located_kernel.md").read_text(encoding="utf-8")
+    krows = [[c.strip() for c in line.split("|")[1:-1]] for line in km.splitlines() if line.startswith("| ")]
+    summary = {(r[0], r[1]): r for r in krows if len(r) == 6 and r[0] != "metric"}
+    metrics = ("avg", "pass@k", "pass^k", "maj@k")
+    before = " / ".join(summary[(m, "current")][3] for m in metrics)
+    after = " / ".join(summary[(m, "kernel")][3] for m in metrics)
+    assert f"above the ceiling from {before} to {after}" in flat
+    assert all(summary[(m, "current")][2] == "0" for m in metrics)
+    assert summary[("pass@k", "kernel")][5] == "84.0 (three clusters, M=15, N=16); 88.0 (three clusters, M=30, N=16)"
+    assert all(summary[(m, "kernel")][2] == "0" for m in ("avg", "pass^k", "maj@k"))
+    cell = {(r[0], r[1], r[2], r[3]): r for r in krows if len(r) == 7 and r[0] != "pool"}
+    x = cell[("two clusters", "15", "4", "pass@k")]
+    abl = (ROOT / "benchmarks" / "results_located_ablation.md").read_text(encoding="utf-8")
+    off = next(line for line in abl.splitlines() if line.startswith("| two clusters | 15 | 4 | pass@k |")).split("|")[6]
+    assert f"keeps pass@3 on two clusters at M = 15 at {x[5]}% ({x[4]}% now; {off.strip()}% with no located" in flat
+    t15, t30 = cell[("three clusters", "15", "16", "pass@k")], cell[("three clusters", "30", "16", "pass@k")]
+    assert (f"three-cluster pool from {t15[4]}% to {t15[5]}% at M = 15 and from {t30[4]}% to {t30[5]}% at M = 30, "
+            "below the floor beyond noise") in flat
+    assert f"pass^3 on the Game of 24 pool at M = 100 to {cell[('real: game24 CoT', '100', '4', 'pass^k')][5]}%" in flat
+    assert "`--variants current,kernel,oracle --ms 15,30,100`" in flat and "--ms 15,30,100`: the pools" in km
