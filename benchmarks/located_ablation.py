@@ -18,11 +18,12 @@ from and what the located clusters do, on the same pools, M and seeds style as `
   estimate), and the oracle (the true sd).  "no located" is the library with ``RobustPosterior._located``
   returning the fitted components, so the per-question choice and the pool-free step run as they do.
 * a candidate, "kernel" (``--variants current,kernel,oracle``): each count state's sharp components located once,
-  from the pooled trials of the states that share its sharp-responsibility profile (weight ``<r_u, r_v> / <r_u,
-  r_u>``, at most 1: a cluster split over near-identical components is pooled whole, and the weight is not
-  transitive, so neighbouring clusters do not chain), in place of each component's own share
-  (:func:`kernel_error`); the rest as in the library.  ``--part variance`` adds its variance on the same
-  replicates and on the small clustered cells the located clusters protect.
+  from the pooled trials of the states that share its sharp-responsibility profile (weight: the cosine of the
+  two profiles, so a cluster split over near-identical components is pooled whole and no chain of partial
+  overlaps joins neighbouring clusters), in place of each component's own share (:func:`kernel_error`; it
+  also counts a state's own trials once, where the library counts them twice); the rest as in the library.
+  ``--part variance`` adds its variance on the same replicates and on the small clustered cells the located
+  clusters protect.
 
     python benchmarks/located_ablation.py --part variance --out benchmarks/results_located_variance.md
     python benchmarks/located_ablation.py --part coverage --reps 150 --out benchmarks/results_located_ablation.md
@@ -72,13 +73,17 @@ def kernel_error(post) -> np.ndarray:
     """``(U,)``: ``E[Var(ghat | p) | s]`` per count state (one payoff column) under the fitted mixture with every
     sharp component of state ``u`` replaced by one location, ``Beta(1 + S_u, 1 + F_u)`` after the state's own
     trials, ``S_u``, ``F_u`` the successes and failures of the questions of every state ``v`` weighted by
-    ``min(<r_u, r_v> / <r_u, r_u>, 1)`` (``r`` the refit-averaged responsibilities of the sharp components)."""
+    the cosine ``<r_u, r_v> / (|r_u| |r_v|)`` of their profiles (``r`` the refit-averaged responsibilities of the
+    sharp components): 1 for states held alike, however thinly each spreads over near-identical components,
+    and small between a thinly spread state and a concentrated one.  Unlike ``RobustPosterior._located``,
+    which counts a question's own trials twice (in ``S_j`` and again in the posterior), a state's own trials
+    count once here."""
     a, b = post.mix.a, post.mix.b
     R = post.resp.mean(axis=0)
     sharp = a + b >= SHARP
     K = R[:, sharp] @ R[:, sharp].T
-    d = np.diag(K)
-    W = np.minimum(np.divide(K, d[:, None], out=np.zeros_like(K), where=d[:, None] > 0), 1.0)
+    d = np.sqrt(np.diag(K))
+    W = np.divide(K, np.outer(d, d), out=np.zeros_like(K), where=np.outer(d, d) > 0)  # cosine: symmetric
     f = post.freq.astype(np.float64)
     S, F = W @ (f * post.s_u), W @ (f * (post.n_u - post.s_u))
     A = np.where(sharp[None, :], (1.0 + S - post.s_u)[:, None], a[None, :])
@@ -296,8 +301,11 @@ def main(argv=None) -> int:
     reps = args.reps or 150
     variants = tuple(args.variants.split(","))
     ms = tuple(int(m) for m in args.ms.split(","))
-    if len(variants) != 3 or variants[0] != "current" or variants[2] != "oracle" or variants[1] not in NAMES:
+    if len(variants) != 3 or variants[0] != "current" or variants[2] != "oracle" or \
+            variants[1] not in ("nolocated", "kernel"):
         ap.error("--variants: current,<nolocated|kernel>,oracle")
+    if not ms or any(m not in MS for m in ms):
+        ap.error(f"--ms: some of {','.join(map(str, MS))}")
     # seeds by position in the whole grid, so a cell has the same replicates whichever M are run
     tasks = [(M, N, pool, reps, 9000 + i, variants)
              for i, (M, N, pool) in enumerate(itertools.product(MS, (4, 16, 64), pools())) if M in ms]

@@ -475,6 +475,12 @@ def test_aisbench_terminal_and_markdown_say_which_interval_their_columns_hold():
     assert render(boot, "aisbench", note=False) == aisbench_summary(boot, style="terminal", note=False)
     with pytest.raises(TypeError, match="note"):
         aisbench_summary(post, note="no")
+    # k > n: the cell holds the posterior mean, unmarked (AISBench's cells are numbers), so the note names the row
+    ext = B.evaluate({"m": R[:, :3]}, ["avg", "pass@5"], scope="benchmark")
+    last = aisbench_summary(ext, style="terminal").splitlines()[-1]
+    assert last.endswith(" Posterior mean where the sample estimate is undefined (k > n for some question): m pass@5.")
+    assert "*" not in aisbench_summary(ext, style="terminal")
+    assert f"{100 * ext[1].mean:.2f}" in aisbench_summary(ext, style="terminal").splitlines()[3]
 
 
 def test_aisbench_terminal_layout_is_tabulates():

@@ -930,8 +930,11 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
         rows.append(row)
     tail = ""
     if note and interval is not None and ests:
-        tail = "\n\n" + note_text(ests, percent=True, point=point, intervals=True, dataset=None,
-                                   fallback=any(point_of(e, point)[1] for e in ests))
+        tail = "\n\n" + note_text(ests, percent=True, point=point, intervals=True, dataset=None, fallback=False)
+        stand_in = [f"{model_label(e)} {_aisbench_metric(e, metric_names)}" for e in ests if point_of(e, point)[1]]
+        if stand_in:  # AISBench's cells are numbers only, so the note names the rows instead of marking them
+            tail += (" Posterior mean where the sample estimate is undefined (k > n for some question): "
+                     + ", ".join(dict.fromkeys(stand_in)) + ".")
     if style == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
