@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import time
 
 
@@ -36,3 +38,13 @@ def run_cells(run_cell, tasks, workers: int):
     with mp.Pool(workers) as pool:
         results = pool.map(run_cell, tasks, chunksize=1)
     return {cell: c for cell, c, _ in results}, {cell: w for cell, _, w in results}, time.time() - t0
+
+
+def bench_parser(doc: str, reps: int | None, reps_help: str | None = None) -> argparse.ArgumentParser:
+    """The options every coverage study shares: ``--reps`` (default ``reps``), ``--workers`` (default: every core)
+    and ``--out`` (write the markdown report there too); a script adds its own."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=reps, help=reps_help)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default=None, help="write the markdown report here too")
+    return ap

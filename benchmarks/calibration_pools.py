@@ -16,7 +16,6 @@ a bin's observed fraction: sqrt(f (1 - f) / count).
 
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing as mp
 import os
@@ -30,7 +29,7 @@ from scipy.special import expit, logit
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 warnings.simplefilter("ignore")
-from _common import finish  # noqa: E402
+from _common import bench_parser, finish  # noqa: E402
 from bayeseval import compare  # noqa: E402
 from typei_compare import pool_p as typei_pool_p  # noqa: E402
 
@@ -96,11 +95,8 @@ def table(rows) -> list[str]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=1000, help="replicates per (pool, setting)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap = bench_parser(__doc__, 1000, "replicates per (pool, setting)")
     ap.add_argument("--null-only", action="store_true", help="only the null (d = 0) replicates")
-    ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     t0 = time.time()

@@ -20,7 +20,6 @@ Resamples: 2,000 bootstrap / permutation resamples and 2,000 posterior draws per
 
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing as mp
 import os
@@ -32,7 +31,7 @@ from scipy.special import expit, logit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import finish  # noqa: E402
+from _common import bench_parser, finish  # noqa: E402
 from bayeseval import compare  # noqa: E402
 
 ALPHA = 0.05
@@ -103,11 +102,8 @@ def run_calibration(args):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = bench_parser(__doc__, 1500, "null replicates per cell (half for M = 1000)")
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--reps", type=int, default=1500, help="null replicates per cell (half for M = 1000)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--null-only", action="store_true", help="the type-I table alone (no power, no calibration)")
     ap.add_argument("--ns", default=None, help="only these N in the type-I table (comma-separated; seeds kept)")

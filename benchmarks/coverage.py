@@ -24,7 +24,6 @@ standard error of one cell's coverage is sqrt(0.95 * 0.05 / reps).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
@@ -35,7 +34,7 @@ from scipy import integrate, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval  # noqa: E402
 from bayeseval.posterior import interval_from_draws, posterior_for  # noqa: E402
@@ -120,12 +119,9 @@ def run_cell(args):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = bench_parser(__doc__, None, "replicates per cell (default 300; 150 for M = 500)")
     ap.add_argument("--quick", action="store_true", help="M in {30, 100}, N in {4, 16}, 40 replicates")
-    ap.add_argument("--reps", type=int, default=None, help="replicates per cell (default 300; 150 for M = 500)")
     ap.add_argument("--draws", type=int, default=1000, help="posterior draws per exact / hdi interval")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None, help="write the markdown report here too")
     ap.add_argument("--json", default=None, help="write raw coverage numbers as JSON")
     args = ap.parse_args(argv)
     ms, ns = ((30, 100), (4, 16)) if args.quick else (MS, NS)

@@ -30,7 +30,6 @@ Monte-Carlo standard error of one cell's coverage is sqrt(0.95 * 0.05 / reps).
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
@@ -41,7 +40,7 @@ from scipy import stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from bayeseval.counts import Counts  # noqa: E402
 from bayeseval.posterior import interval_from_draws, posterior_for  # noqa: E402
 from bayeseval.priors import PriorSpec  # noqa: E402
@@ -103,11 +102,8 @@ def run_cell(args):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=160, help="replicates per cell (default 160; half that at M = 200)")
+    ap = bench_parser(__doc__, 160, "replicates per cell (default 160; half that at M = 200)")
     ap.add_argument("--draws", type=int, default=1000, help="posterior draws per exact interval")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None, help="write the markdown report here too")
     args = ap.parse_args(argv)
     tasks = [(M, N, pool, args.reps if M < 200 else max(1, args.reps // 2), args.draws, 2000 + i)
              for i, (M, N, pool) in enumerate(itertools.product(MS, NS, POOLS))]

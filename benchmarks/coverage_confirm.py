@@ -14,7 +14,6 @@ trials, k = 3), and the grid's lowest benchmark cells since that bound, with fre
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -22,7 +21,7 @@ from scipy import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from coverage_robust import run_cell  # noqa: E402
 
 #: (M, N, pool, metric, scope), as in results_coverage_confirm.md (measured before the n < 2k bound and the
@@ -66,12 +65,9 @@ CELLS_BOUND = [
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=1000, help="replicates per cell (a third of it at M = 500)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap = bench_parser(__doc__, 1000, "replicates per cell (a third of it at M = 500)")
     ap.add_argument("--cells", choices=("lowest", "bound"), default="lowest",
                     help="lowest: CELLS (the default); bound: CELLS_BOUND")
-    ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     cells, seed0 = (CELLS, 9100) if args.cells == "lowest" else (CELLS_BOUND, 9300)
     tasks, seen = [], {}

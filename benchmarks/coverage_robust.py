@@ -26,7 +26,6 @@ Monte-Carlo standard error of one cell: sqrt(0.95 * 0.05 / reps) (1.3 points at 
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
@@ -39,7 +38,7 @@ from scipy.special import expit
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval, score_table  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
@@ -237,14 +236,11 @@ def render(cov, wid, tasks, elapsed, args) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = bench_parser(__doc__, None, "replicates per cell (default 300; 150 at M = 500)")
     ap.add_argument("--quick", action="store_true", help="M in {30, 100}, N in {4, 16}, 60 replicates")
-    ap.add_argument("--reps", type=int, default=None, help="replicates per cell (default 300; 150 at M = 500)")
     ap.add_argument("--draws", type=int, default=1000, help="posterior draws per exact interval")
     ap.add_argument("--prior", default="robust", help="the population model (default: the library's default)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--ns", default=None, help="only these N (comma-separated); each cell keeps its seed")
-    ap.add_argument("--out", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     ms, ns = ((30, 100), (4, 16)) if args.quick else (MS, NS)

@@ -12,7 +12,6 @@ exact binomial 95% intervals.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -22,7 +21,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import finish  # noqa: E402
+from _common import bench_parser, finish  # noqa: E402
 from coverage_robust import draw_p, metric_name, pool_mean, pools  # noqa: E402
 
 from bayeseval.counts import to_counts  # noqa: E402
@@ -68,10 +67,7 @@ def _share(hit: np.ndarray) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=300)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
+    ap = bench_parser(__doc__, 300)
     args = ap.parse_args(argv)
     lines = ["# The population-scope warning on few carrying questions, against coverage", "",
              f"`python benchmarks/few_carrying.py --reps {args.reps}`: default exact 95% interval, population scope; "

@@ -33,7 +33,6 @@ from and what the located clusters do, on the same pools, M and seeds style as `
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
@@ -45,7 +44,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from coverage_robust import MS, draw_p, metric_name, pools  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval, moments_rows, score_table  # noqa: E402
@@ -288,13 +287,10 @@ def _split(post, pool_name, M, N, name) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = bench_parser(__doc__, None, "150 for coverage, 60 for variance")
     ap.add_argument("--part", choices=("variance", "coverage"), required=True)
-    ap.add_argument("--reps", type=int, default=None, help="150 for coverage, 60 for variance")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="current,<nolocated|kernel>,oracle")
     ap.add_argument("--ms", default=",".join(str(m) for m in MS), help="numbers of questions to run")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.part == "variance":
         return finish(variance_part(args.reps or 60), args.out)

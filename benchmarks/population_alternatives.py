@@ -28,7 +28,6 @@ width.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 import os
@@ -40,7 +39,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from coverage_robust import MS, NS, draw_p, metric_name, pool_mean, pools  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
@@ -133,10 +132,7 @@ def render(cov, wid, reps, elapsed) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=300)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
+    ap = bench_parser(__doc__, 300)
     args = ap.parse_args(argv)
     tasks = [(M, N, pool, args.reps, 7000 + i) for i, (M, N, pool) in enumerate(itertools.product(MS, NS, pools()))
              if N >= 4]

@@ -24,7 +24,6 @@ E[g(p)].  Two cells where the default meets the floor are shown for contrast.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -35,7 +34,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import finish, run_cells  # noqa: E402
+from _common import bench_parser, finish, run_cells  # noqa: E402
 from coverage_robust import draw_p, pool_mean, pools  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
@@ -134,10 +133,7 @@ def render(cov, extra, elapsed, reps) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=2000)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--out", default=None)
+    ap = bench_parser(__doc__, 2000)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     tasks = [(M, N, pool, metric, args.reps, 9500 + i) for i, (M, N, pool, metric) in enumerate(CELLS)]

@@ -146,7 +146,7 @@ def bootstrap_t(x: np.ndarray, freq: np.ndarray, level: float, resamples: int, r
     f = np.asarray(freq, dtype=np.float64)
     M = float(f.sum())
     xbar = float(f @ x) / M
-    se = math.sqrt(max(float(f @ (x - xbar) ** 2), 0.0) / (M * (M - 1.0)))
+    se = math.sqrt(float(f @ (x - xbar) ** 2) / (M * (M - 1.0)))
     t = np.empty(resamples)
     step = max(1, 2_000_000 // max(x.size, 1))
     for start in range(0, resamples, step):
