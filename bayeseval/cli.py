@@ -27,7 +27,7 @@ from ._argtypes import level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, text_table
-from .results import BOOTSTRAP_T_METHODS, ESTIMATE_INTERVALS, estimate, evaluate
+from .results import DEFAULT_INTERVAL, ESTIMATE_INTERVALS, QUESTION_METHODS, estimate, evaluate
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
@@ -165,10 +165,10 @@ def cmd_report(args) -> int:
     for path in (args.plot, args.plot_pass_k):
         _check_image(path)
     _check_html(args.html)
-    if args.interval in BOOTSTRAP_T_METHODS and args.scope != "population":
-        raise UsageError(f"--interval {args.interval} resamples questions, so it answers --scope population; in "
-                         "--scope benchmark use exact, normal or hdi")
-    if args.plot_pass_k and args.interval in BOOTSTRAP_T_METHODS:
+    if args.interval in QUESTION_METHODS and args.scope != "population":
+        raise UsageError(f"--interval {args.interval} treats the questions as a sample, so it answers --scope "
+                         "population; in --scope benchmark use auto, exact, normal or hdi")
+    if args.plot_pass_k and args.interval in QUESTION_METHODS:
         raise UsageError(f"--plot-pass-k draws posterior intervals (exact, normal or hdi); --interval {args.interval} "
                          "is for the table: run the plot with another --interval")
     data = _load(args.paths, args)
@@ -196,7 +196,8 @@ def cmd_report(args) -> int:
         from .report import plots
 
         binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
-        plots.pass_at_k_curve(binary, scope=args.scope, level=args.level, interval=args.interval, prior=args.prior,
+        plots.pass_at_k_curve(binary, scope=args.scope, level=args.level,
+                              interval=plots.posterior_interval(args.interval, [], "the pass@k curves"), prior=args.prior,
                               percent=not args.fraction, save=args.plot_pass_k)
         print(f"bayeseval: wrote {args.plot_pass_k}", file=sys.stderr)
     if args.html:
@@ -936,10 +937,11 @@ def _add_stats(p, *, interval: bool = True) -> None:
                    help="population: questions are a sample from a pool (default); benchmark: these questions fixed")
     g.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     if interval:
-        g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default="exact",
-                       help="interval method (default exact: posterior quantiles; bootstrap-t: the studentized "
-                            "bootstrap over questions, population scope; exact+bootstrap-t: the wider ends of the two, "
-                            "where few questions carry a metric)")
+        g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default=DEFAULT_INTERVAL,
+                       help="interval method (default auto: exact, widened to exact+betting where few questions carry "
+                            "a population-scope metric; exact: posterior quantiles; bootstrap-t: the studentized "
+                            "bootstrap over questions, population scope; exact+bootstrap-t / exact+betting: the wider "
+                            "ends of exact and bootstrap-t / the betting confidence interval)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")

@@ -15,8 +15,10 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 
 * ``metric`` -- a metric name (``"avg"``, ``"pass@k"``, ...; ``k=`` / ``"pass@8"``) or a payoff vector;
 * ``scope`` -- ``"population"`` (default) or ``"benchmark"``; ``prior`` -- the population model;
-* ``interval`` -- ``"exact"`` (default), ``"normal"`` or ``"hdi"`` (:func:`estimate` and :func:`evaluate` also
-  ``"bootstrap-t"`` and ``"exact+bootstrap-t"``, population scope); ``level`` -- credibility level;
+* ``interval`` -- ``"exact"``, ``"normal"`` or ``"hdi"`` (:func:`compare` and :func:`compare_all`: ``"exact"`` by
+  default); :func:`estimate` and :func:`evaluate` also ``"bootstrap-t"``, ``"exact+bootstrap-t"`` and
+  ``"exact+betting"`` (population scope) and ``"auto"``, their default: ``"exact"``, with its far end widened
+  (``"exact+betting"``) where few questions carry a population-scope estimate; ``level`` -- credibility level;
 * ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
 * ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
 * ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
@@ -41,7 +43,8 @@ from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
 __all__ = ["Estimate", "Evaluation", "estimate", "evaluate", "ModelCheckWarning", "BootstrapTUnavailable",
-           "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "DEFAULT_DRAWS", "ESTIMATE_INTERVALS", "BOOTSTRAP_T_METHODS"]
+           "DEFAULT_SCOPE", "DEFAULT_INTERVAL", "POSTERIOR_INTERVAL", "DEFAULT_DRAWS", "ESTIMATE_INTERVALS",
+           "BOOTSTRAP_T_METHODS", "QUESTION_METHODS", "NOT_APPLIED"]
 
 
 class ModelCheckWarning(UserWarning):
@@ -49,14 +52,23 @@ class ModelCheckWarning(UserWarning):
     :attr:`Estimate.warnings`)."""
 
 DEFAULT_SCOPE = "population"
-DEFAULT_INTERVAL = "exact"
+#: an estimate's default: the equal-tailed posterior interval, widened to the betting interval's ends where the
+#: population-scope result warns that few questions carry it (``Posterior.few_carrying``)
+DEFAULT_INTERVAL = "auto"
+#: the default of compare and compare_all, whose intervals are posterior intervals
+POSTERIOR_INTERVAL = "exact"
 DEFAULT_DRAWS = 4000
 BOOTSTRAP_T_RESAMPLES = 4000  # resamples behind Estimate.bootstrap_t_interval
-#: the interval methods of an estimate: the posterior's (``METHODS``) and the studentized bootstrap over questions
-ESTIMATE_INTERVALS = (*METHODS, "bootstrap-t", "exact+bootstrap-t")
 #: the estimate intervals that resample questions (population scope only; ``draws`` counts their resamples)
 BOOTSTRAP_T_METHODS = ("bootstrap-t", "exact+bootstrap-t")
+#: the estimate intervals that are (or hold) a frequentist confidence interval over questions: population scope only
+QUESTION_METHODS = (*BOOTSTRAP_T_METHODS, "exact+betting")
+#: the interval methods of an estimate: the default, the posterior's (``METHODS``), the studentized bootstrap over
+#: questions and the betting interval
+ESTIMATE_INTERVALS = (DEFAULT_INTERVAL, *METHODS, *QUESTION_METHODS)
 DEFAULT_SEED = 20251104
+#: the words of the warning on a row of evaluate that could not take the interval over questions asked for
+NOT_APPLIED = "does not apply here"
 
 
 _check_choice = check_choice  # the one choice check (kept under its old name)
@@ -117,17 +129,17 @@ class Estimate(Result):
     def bootstrap_t_interval(self, level: float | None = None, resamples: int = BOOTSTRAP_T_RESAMPLES,
                              seed: int | None = None) -> tuple[float, float]:
         """The studentized bootstrap (bootstrap-t) interval over questions, population scope: a frequentist
-        second opinion where the default interval rests on few questions (the "rests on about X of M
+        second opinion where the posterior interval rests on few questions (the "rests on about X of M
         questions" warning).  Wider there, and second-order accurate for a skewed mean
         (:func:`bayeseval.posterior.bootstrap.bootstrap_t`): in simulations of pass@16 and pass^16 on 15-30
-        questions it covered 94.5-97.1% where the default covered 84.3-90.8%, at 1.8-4.0 times the width
+        questions it covered 94.5-97.1% where the exact interval covered 84.3-90.8%, at 1.8-4.0 times the width
         (``benchmarks/results_tail_cells.md``).
 
         Needs an unbiased per-question score (every question with at least k trials) and two questions whose
         scores differ.  Alone it can miss where nearly every score sits at the end of the range (pass^16 on 30
-        questions of a Beta(2,5) pool: 74.7%, where the default covers all); the wider ends of the two covered
-        at least 91% in every population cell of the coverage grid
-        (``benchmarks/results_population_alternatives.md``).
+        questions of a Beta(2,5) pool: 74.7%, where the exact interval covers all), and where one question in
+        hundreds carries the metric it reaches the end of the range (``docs/honesty.md``); the default interval
+        widens with the betting interval instead (:func:`widen`).
 
         >>> import numpy as np
         >>> from bayeseval import estimate
@@ -190,31 +202,66 @@ class Estimate(Result):
 
 
 class BootstrapTUnavailable(ValueError):
-    """The bootstrap-t interval does not apply to this estimate (the message says why)."""
+    """An interval over questions (bootstrap-t, betting) does not apply to this estimate (the message says why)."""
+
+
+def _question_scores(post: Posterior, scope: str, name: str) -> np.ndarray:
+    """The per-state unbiased scores that an interval over questions (``name``) needs, or a
+    :class:`BootstrapTUnavailable` that says why there are none (a ValueError for the benchmark scope, which no
+    cell of a table could take)."""
+    if scope != "population":
+        raise ValueError(f"the {name} interval treats the questions as a sample, so it answers the population "
+                         f"scope; this estimate's scope is {scope!r}: estimate(..., scope='population')")
+    if post.spec.kind == "geospectrum":
+        raise BootstrapTUnavailable(f"the {name} interval does not cover geospectrum (a blend of two means, "
+                                    "not one mean over questions)")
+    x = post.state_scores()
+    if x is None:
+        raise BootstrapTUnavailable(f"the {name} interval needs an unbiased per-question score of "
+                                    f"{post.spec.label}, which needs at least k trials per question")
+    return np.asarray(x, dtype=np.float64)
+
+
+def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed: int) -> tuple[float, float]:
+    """``(lo, hi)`` with its far end -- the one away from the end of the range nearer the estimate -- moved out
+    to the betting confidence interval's where that reaches further (:func:`bayeseval.intervals.betting_interval`:
+    valid whatever the pool; questions in a random order drawn from ``seed``).
+
+    Where few questions carry an estimate (its distance from the nearer end rests on them), a sample that
+    lacks some of the rare questions that carry it puts the estimate, and a posterior interval around it, too
+    close to that end: the misses are on the far side (``docs/honesty.md``), which is the side widened."""
+    from .intervals import betting_interval
+
+    x = _question_scores(post, scope, "betting")
+    b_lo, b_hi = betting_interval(x, post.freq, level, post.range, np.random.default_rng(seed))
+    r_lo, r_hi = post.range
+    mean = float(post.freq @ x) / post.M
+    return (lo, max(hi, b_hi)) if mean - r_lo <= r_hi - mean else (min(lo, b_lo), hi)
+
+
+def resolve_interval(post: Posterior, scope: str, method: str) -> str:
+    """The method ``"auto"`` stands for: ``"exact+betting"`` where the population-scope result warns that few
+    questions carry it (:meth:`~bayeseval.posterior.Posterior.few_carrying`) and the betting interval applies,
+    ``"exact"`` elsewhere; any other method is itself."""
+    if method != DEFAULT_INTERVAL:
+        return method
+    if post.few_carrying(scope) is None or post.spec.kind == "geospectrum" or post.state_scores() is None:
+        return "exact"
+    return "exact+betting"
 
 
 def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed: int) -> tuple[float, float]:
     """:meth:`Estimate.bootstrap_t_interval` of a built posterior (arguments validated), or a
     :class:`BootstrapTUnavailable` that says why it does not apply to this model and metric (a ValueError for
     the benchmark scope, which no cell of a table could take)."""
-    if scope != "population":
-        raise ValueError(f"the bootstrap-t interval resamples questions, so it answers the population scope; this "
-                         f"estimate's scope is {scope!r}: estimate(..., scope='population')")
-    if post.spec.kind == "geospectrum":
-        raise BootstrapTUnavailable("the bootstrap-t interval does not cover geospectrum (a blend of two means, "
-                                    "not one mean over questions)")
-    x = post.state_scores()
-    if x is None:
-        raise BootstrapTUnavailable(f"the bootstrap-t interval needs an unbiased per-question score of "
-                                    f"{post.spec.label}, which needs at least k trials per question")
+    x = _question_scores(post, scope, "bootstrap-t")
     if not post.miller_se():  # None for one question, 0 where every question scores alike
         raise BootstrapTUnavailable("the bootstrap-t interval needs at least two questions whose scores differ; "
                                     "with every question alike the bootstrap has nothing to resample (the default "
                                     "interval's prior pseudo-question sets its width)")
     from .posterior.bootstrap import bootstrap_t
 
-    return bootstrap_t(np.asarray(x, dtype=np.float64), post.freq, level, resamples, np.random.default_rng(seed),
-                       post.range)
+    return bootstrap_t(x, post.freq, level, resamples, np.random.default_rng(seed), post.range)
 
 
 def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
@@ -223,10 +270,15 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
     (every question solved, say) and outside the central interval, the one-sided interval that holds
     ``level`` of the posterior and reaches that bound, so an interval always contains its value there.
     ``bootstrap-t``: :func:`_bootstrap_t` with ``resamples`` (default ``draws``), which refuses questions that
-    are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one."""
+    are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one; ``exact+betting``: the
+    exact interval with its far end widened to the betting interval's (:func:`widen`); ``auto``:
+    :func:`resolve_interval`."""
     resamples = draws if resamples is None else resamples
+    method = resolve_interval(post, scope, method)
     if method == "bootstrap-t":
         return _bootstrap_t(post, scope, level, resamples, seed)
+    if method == "exact+betting":
+        return widen(post, scope, level, *_interval(post, scope, level, "exact", draws, seed, value), seed)
     if method == "exact+bootstrap-t":
         lo_t, hi_t = _bootstrap_t(post, scope, level, resamples, seed)
         lo, hi = _interval(post, scope, level, "exact", draws, seed, value)
@@ -296,10 +348,15 @@ def estimate(
         ``"auc@k"``, ``"max@k"`` (``w=``), ``"geospectrum@k"`` (``lam=``,
         ``weights=``), ``"avg@n"``, or a payoff vector ``c[0..k]``.
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
-    interval : ``"exact"`` (default), ``"normal"``, ``"hdi"``, ``"bootstrap-t"``: the studentized bootstrap
-        over questions (population scope; :meth:`Estimate.bootstrap_t_interval`), a frequentist interval
-        beside the posterior's mean and sd, or ``"exact+bootstrap-t"``: the wider ends of the exact interval
-        and the bootstrap-t one, for a metric that rests on few questions (docs/honesty.md).
+    interval : ``"auto"`` (default): ``"exact"``, except where the population-scope result warns that few
+        questions carry the metric (:meth:`~bayeseval.posterior.Posterior.few_carrying`); there
+        ``"exact+betting"``, which the estimate's ``interval`` then names.  ``"exact"``: the equal-tailed
+        posterior interval, ``"normal"``, ``"hdi"``; over questions (population scope, frequentist intervals
+        beside the posterior's mean and sd): ``"bootstrap-t"``, the studentized bootstrap
+        (:meth:`Estimate.bootstrap_t_interval`), ``"exact+bootstrap-t"``, the wider ends of the exact interval
+        and that one, ``"exact+betting"``, the exact interval with its far end (away from the end of the range
+        nearer the estimate) widened to the betting confidence interval's for a bounded mean (:func:`widen`,
+        :func:`bayeseval.intervals.betting_interval`: it holds its level whatever the pool; docs/honesty.md).
     level : credibility level in (0, 1).
     prior : ``None`` (``"robust"`` for binary outcomes, :mod:`bayeseval.posterior.robust`; for
         categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
@@ -361,20 +418,31 @@ def _needs_trials(metric: Any, params: dict) -> bool:
 
 
 #: what the few-carrying warning adds where the caller can take it (an estimate with a posterior interval)
-WIDER_ENDS_ADVICE = ("; or take the wider ends of this interval and the studentized bootstrap: "
-                     "estimate(..., interval='exact+bootstrap-t'), CLI report --interval exact+bootstrap-t (joined, "
-                     "they covered at least 91% in every population cell simulated; docs/honesty.md)")
+WIDER_ENDS_ADVICE = ("; the default interval ('auto') widens its far end to a betting confidence interval's, which "
+                     "holds its level whatever the pool: estimate(..., interval='auto'), CLI report --interval auto "
+                     "(docs/honesty.md)")
+#: what the few-carrying warning adds where the default interval was widened
+WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the range) is widened to a betting "
+                "confidence interval's, which holds its level whatever the pool (docs/honesty.md; interval='exact' "
+                "for the posterior interval alone)")
 
 
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
               model: str | None = None, advise: bool = True) -> Estimate:
     """The :class:`Estimate` of an already-built posterior (arguments already validated); ``advise=False``
-    (compare, rank: posterior intervals only) leaves other interval methods out of the warnings' advice."""
+    (compare, rank: posterior intervals only) leaves other interval methods out of the warnings' advice.
+    ``method="auto"`` becomes the method it stands for (:func:`resolve_interval`), which the estimate records."""
     mean, sd = post.moments(scope)
     value = post.value()
+    asked, method = method, resolve_interval(post, scope, method)
     lo, hi = _interval(post, scope, level, method, draws, seed, value)
-    offer = advise and method not in BOOTSTRAP_T_METHODS and post.spec.kind != "geospectrum"
-    notes = tuple(post.checks(scope, mean, sd, value, WIDER_ENDS_ADVICE if offer else ""))
+    if asked == DEFAULT_INTERVAL and method != asked and method != "exact":
+        advice = WIDENED_NOTE
+    elif advise and method not in QUESTION_METHODS and post.spec.kind != "geospectrum":
+        advice = WIDER_ENDS_ADVICE
+    else:
+        advice = ""
+    notes = tuple(post.checks(scope, mean, sd, value, advice))
     for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
         warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
     n = post.counts.n
@@ -573,15 +641,15 @@ def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
 
 
 def _estimate_cell(R: Any, metric: Any, dataset: str | None = None, **kw) -> Estimate:
-    """:func:`estimate` for one cell of :func:`evaluate`: where the bootstrap-t interval does not apply to this
-    model and metric (k > n, every question alike, geospectrum), the cell takes the equal-tailed posterior
+    """:func:`estimate` for one cell of :func:`evaluate`: where the interval over questions asked for (bootstrap-t,
+    betting) does not apply to this model and metric (k > n, every question alike, geospectrum), the cell takes the equal-tailed posterior
     interval and says so, so that one such cell does not stop the table."""
     try:
         return estimate(R, metric, **kw)
     except BootstrapTUnavailable as exc:
-        e = estimate(R, metric, **{**kw, "interval": DEFAULT_INTERVAL})
-        note = (f"the bootstrap-t interval does not apply here: {exc}; this row shows the equal-tailed posterior "
-                "interval")
+        e = estimate(R, metric, **{**kw, "interval": POSTERIOR_INTERVAL})
+        name = "betting" if kw.get("interval") == "exact+betting" else "bootstrap-t"
+        note = f"the {name} interval {NOT_APPLIED}: {exc}; this row shows the equal-tailed posterior interval"
         where = "/".join(x for x in (dataset, e.model) if x)
         warnings.warn(f"{where + ': ' if where else ''}{e.metric}: {note}", ModelCheckWarning, stacklevel=3)
         return dataclasses.replace(e, warnings=e.warnings + (note,))

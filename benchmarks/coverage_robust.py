@@ -42,6 +42,7 @@ from _common import bench_parser, finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval, score_table  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
+from bayeseval.results import resolve_interval, widen  # noqa: E402
 
 LEVEL = 0.95
 MS = (15, 30, 100, 500)
@@ -49,7 +50,10 @@ NS = (1, 4, 16, 64)
 K_FOR_N = {1: 1, 4: 3, 16: 8, 64: 16}
 METRICS = ("avg", "pass@k", "pass^k", "maj@k", "pass@2N")
 SCOPES = ("benchmark", "population")
-METHODS = ("exact", "normal", "oracle")  # oracle: the normal interval with the estimator's true sd (k <= N)
+#: default: the library's default interval ("auto": exact, its far end widened to the betting interval's where the
+#: population-scope result warns that few questions carry the metric); oracle: the normal interval with the
+#: estimator's true sd (k <= N)
+METHODS = ("default", "exact", "normal", "oracle")
 EXAMPLES = os.path.join(HERE, "..", "examples", "data")
 
 
@@ -107,6 +111,8 @@ def run_cell(args):
     M, N, pool_name, reps, draws, seed, prior = args
     pool = pools()[pool_name]
     rng = np.random.default_rng(seed)
+    rng_w = np.random.default_rng(seed + 50_000)  # the betting interval's question orders: the replicates do not
+    # depend on them, so the exact, normal and oracle columns are those of a run without the default column
     names = {m: metric_name(m, N) for m in METRICS}
     probe = to_counts(np.ones((1, max(N, 2 * N)), np.int8))
     cs = {m: (np.array([0.0, 1.0]) if m == "avg" else build(probe, names[m], prior="uniform").C[:, 0]) for m in METRICS}
@@ -136,6 +142,9 @@ def run_cell(args):
                        "exact": interval_from_draws(post.draws(scope, draws, rng), LEVEL, "exact"),
                        "oracle": ((max(est - z * sd_true[scope], lo_b), min(est + z * sd_true[scope], hi_b))
                                   if m in tables else (math.nan, math.nan))}
+                widened = resolve_interval(post, scope, "auto") == "exact+betting"
+                ivs["default"] = (widen(post, scope, LEVEL, *ivs["exact"], int(rng_w.integers(2**31))) if widened
+                                  else ivs["exact"])
                 for method, (lo, hi) in ivs.items():
                     key = (m, scope, method)
                     hits[key] += lo - 1e-12 <= truth[scope] <= hi + 1e-12
@@ -144,11 +153,12 @@ def run_cell(args):
             {"|".join(k): v / reps for k, v in width.items()})
 
 
-def _noise_table(cov, cells, reps) -> list[str]:
+def _noise_table(cov, cells, reps, method="default") -> list[str]:
     """Cells outside the floor beyond Monte-Carlo noise: the exact (Clopper-Pearson) interval of the cell's
     coverage lies wholly below the floor (93%, or 91% at M = 15) or above 97% (M >= 30), at 95% per cell and
     with a Bonferroni correction over the row's cells (hundreds of cells at 95% flag some by chance alone)."""
-    out = ["", "## Cells outside the floor beyond Monte-Carlo noise (exact interval, k <= N, N >= 4)", "",
+    what = "the default interval" if method == "default" else "the exact interval alone, the default before 'auto'"
+    out = ["", f"## Cells outside the floor beyond Monte-Carlo noise: {what} (k <= N, N >= 4)", "",
            "A cell counts when the exact binomial interval of its coverage lies wholly outside the floor (below 93%, "
            "91% at M = 15; above 97% at M >= 30): at 95% per cell, and at 95% over the row's cells together "
            "(Bonferroni).  In brackets: how many of the per-cell ones the oracle (the normal interval with the "
@@ -163,7 +173,7 @@ def _noise_table(cov, cells, reps) -> list[str]:
             named = []
             for c in mine:
                 r = reps[c]
-                x = round(cov[c][f"{metric}|{scope}|exact"] * r)
+                x = round(cov[c][f"{metric}|{scope}|{method}"] * r)
                 floor_lo = 0.91 if c[0] == 15 else 0.93
                 for j, level in enumerate((0.95, 1 - 0.05 / len(mine))):
                     ci = stats.binomtest(x, r).proportion_ci(level, "exact")
@@ -188,10 +198,12 @@ def render(cov, wid, tasks, elapsed, args) -> str:
     out = [f"# Coverage of 95% intervals on benchmark-shaped pools (prior={args.prior})", "",
            f"Replicates per cell: {', '.join(map(str, reps))} (MC standard error of a cell about "
            f"{100 * math.sqrt(0.0475 / min(reps)):.1f} points); {args.draws} posterior draws per exact interval; "
+           "default: the library's default interval (the exact interval, its far end widened to the betting "
+           "interval's where the population-scope result warns that few questions carry the metric); "
            f"k = 1, 3, 8, 16 for N = 1, 4, 16, 64; run time {elapsed / 60:.1f} min.", "",
            "Floors (issue 13): k <= N, 93-97% in every cell with M >= 30 and N >= 4, at least 91% at M = 15. "
            "N = 1 and k > N are shown separately: see the notes below the tables.", "",
-           "## Worst cell per metric and scope (exact interval, the default; k <= N)", "",
+           "## Worst cell per metric and scope (the default interval; k <= N)", "",
            "| metric | scope | M >= 30, N >= 4: min / max | M = 15, N >= 4: min | N = 1 (avg only): min / max |",
            "|---|---|---|---|---|"]
 
@@ -201,36 +213,39 @@ def render(cov, wid, tasks, elapsed, args) -> str:
 
     for metric in METRICS[:4]:
         for scope in SCOPES:
-            (lo1, c1), (hi1, c1b) = pick(metric, scope, "exact", lambda c: c[0] >= 30 and c[1] >= 4)
-            (lo2, c2), _ = pick(metric, scope, "exact", lambda c: c[0] == 15 and c[1] >= 4)
+            (lo1, c1), (hi1, c1b) = pick(metric, scope, "default", lambda c: c[0] >= 30 and c[1] >= 4)
+            (lo2, c2), _ = pick(metric, scope, "default", lambda c: c[0] == 15 and c[1] >= 4)
             if metric == "avg":
-                (lo3, c3), (hi3, c3b) = pick(metric, scope, "exact", lambda c: c[1] == 1)
+                (lo3, c3), (hi3, c3b) = pick(metric, scope, "default", lambda c: c[1] == 1)
                 n1 = f"{lo3:.1f} ({c3[2]}, M={c3[0]}) / {hi3:.1f} ({c3b[2]}, M={c3b[0]})"
             else:
                 n1 = "-"
             out.append(f"| {metric} | {scope} | {lo1:.1f} ({c1[2]}, M={c1[0]}, N={c1[1]}) / {hi1:.1f} "
                        f"({c1b[2]}, M={c1b[0]}, N={c1b[1]}) | {lo2:.1f} ({c2[2]}, N={c2[1]}) | {n1} |")
     out = [x.replace("nan (-, M=0, N=0) / nan (-, M=0, N=0)", "-").replace("nan (-, N=0)", "-") for x in out]  # --ns
-    out += _noise_table(cov, cells, {(t[0], t[1], t[2]): t[3] for t in tasks})
+    reps_of = {(t[0], t[1], t[2]): t[3] for t in tasks}
+    out += _noise_table(cov, cells, reps_of) + _noise_table(cov, cells, reps_of, "exact")
     out += ["", "## pass@2N (k > N: extrapolated by the population model; flagged in the result)", "",
             "| scope | min | median | max |", "|---|---|---|---|"]
     for scope in SCOPES:
-        v = np.array([100 * cov[c][f"pass@2N|{scope}|exact"] for c in cells if c[0] >= 30] or [math.nan])
+        v = np.array([100 * cov[c][f"pass@2N|{scope}|default"] for c in cells if c[0] >= 30] or [math.nan])
         out.append(f"| {scope} | {v.min():.1f} | {np.median(v):.1f} | {v.max():.1f} |")
     for scope in SCOPES:
-        out += ["", f"## {scope} scope: coverage % per cell, exact / normal / oracle (**bold**: exact outside the floor)", "",
+        out += ["", f"## {scope} scope: coverage % per cell, default / normal / oracle (**bold**: default outside the "
+                "floor; the exact interval alone where it differs, in brackets)", "",
                 "| pool | M | N | avg | pass@k | pass^k | maj@k | pass@2N | mean width avg / pass@k |",
                 "|---|---|---|---|---|---|---|---|---|"]
         for c in cells:
             M, N, pool = c
             row = []
             for metric in METRICS:
-                e, nm, orc = (100 * cov[c][f"{metric}|{scope}|{m}"] for m in METHODS)
+                e, ex, nm, orc = (100 * cov[c][f"{metric}|{scope}|{m}"] for m in METHODS)
                 floor_lo = 91 if M == 15 else 93
                 bad = metric != "pass@2N" and N >= 4 and (e < floor_lo or (M >= 30 and e > 97))
                 third = "" if metric == "pass@2N" else f" / {orc:.0f}"
-                row.append(f"**{e:.0f}** / {nm:.0f}{third}" if bad else f"{e:.0f} / {nm:.0f}{third}")
-            w = f"{wid[c][f'avg|{scope}|exact']:.3f} / {wid[c][f'pass@k|{scope}|exact']:.3f}"
+                alone = f" [{ex:.0f}]" if round(ex) != round(e) else ""
+                row.append((f"**{e:.0f}**" if bad else f"{e:.0f}") + f"{alone} / {nm:.0f}{third}")
+            w = f"{wid[c][f'avg|{scope}|default']:.3f} / {wid[c][f'pass@k|{scope}|default']:.3f}"
             out.append(f"| {pool} | {M} | {N} | " + " | ".join(row) + f" | {w} |")
     return "\n".join(out)
 

@@ -6,15 +6,19 @@ Beta(2,5) or logit-normal(0, 2) pool.  There the per-question scores are heavily
 end of the range, a few far from it), and the pool's mean is carried by the few.  This script asks whether any
 standard interval for a mean over questions does better on the same replicates:
 
-* default -- ``bayeseval``'s population scope (studentized Dirichlet-process posterior, exact interval);
+* default -- ``bayeseval``'s default population interval (``interval="auto"``): the exact interval, its far end
+  widened to the betting interval's where the result warns that few questions carry the metric;
+* exact -- the exact interval alone (studentized Dirichlet-process posterior; the default before ``"auto"``);
 * t -- the question-clustered interval, mean +/- t_{M-1} s / sqrt(M) (Miller 2024, arXiv:2411.00640);
 * percentile, BCa -- the ordinary bootstrap of questions (``scipy.stats.bootstrap``, 2,000 resamples);
 * bootstrap-t -- the studentized bootstrap, as ``Estimate.bootstrap_t_interval`` computes it (2,000
   resamples; second-order accurate for skewed means, Hall 1992, *The Bootstrap and Edgeworth Expansion*,
   section 3.5);
 * Hoeffding -- mean +/- sqrt(log(2 / 0.05) / (2 M)): valid for every pool of scores in [0, 1], conservative;
+* betting -- the betting confidence interval for a bounded mean (``bayeseval.intervals.betting_interval``,
+  Waudby-Smith & Ramdas 2024): valid for every pool too, and narrower where the scores vary little;
 * exact+bootstrap-t -- the wider ends of the default and bootstrap-t (``interval="exact+bootstrap-t"``, with
-  the draws and resamples above), the advice of the "rests on about X of M questions" warning.
+  the draws and resamples above), the previous advice of the "rests on about X of M questions" warning.
 
 Each cell draws M questions from the pool, N trials each, and checks each interval against the pool's
 E[g(p)].  Two cells where the default meets the floor are shown for contrast.
@@ -39,7 +43,9 @@ from coverage_robust import draw_p, pool_mean, pools  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
 from bayeseval.posterior.bootstrap import bootstrap_t  # noqa: E402
+from bayeseval.intervals import betting_interval  # noqa: E402
 from bayeseval.posterior.robust import FEW_CARRYING  # noqa: E402
+from bayeseval.results import resolve_interval, widen  # noqa: E402
 
 LEVEL = 0.95
 RESAMPLES = 2000
@@ -52,16 +58,20 @@ CELLS = [
     (100, 64, "Beta(2,5)", "pass@16"),
     (30, 16, "two clusters", "pass@8"),
 ]
-METHODS = ("default", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding", "exact+bootstrap-t")
+METHODS = ("default", "exact", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding", "betting", "exact+bootstrap-t")
 
 
-def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int) -> dict:
+def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int, rng_w: np.random.Generator) -> dict:
     """Every method's 95% interval from one replicate: ``post`` the library's posterior, ``x`` (M,) the
-    per-question unbiased scores."""
+    per-question unbiased scores; ``rng_w`` orders the questions for the betting intervals."""
     M = x.size
     m, s = float(x.mean()), float(x.std(ddof=1))
     se = s / math.sqrt(M)
-    out = {"default": interval_from_draws(post.draws("population", draws, rng), LEVEL, "exact")}
+    out = {"exact": interval_from_draws(post.draws("population", draws, rng), LEVEL, "exact")}
+    seed = int(rng_w.integers(2**31))
+    widened = resolve_interval(post, "population", "auto") == "exact+betting"
+    out["default"] = widen(post, "population", LEVEL, *out["exact"], seed) if widened else out["exact"]
+    out["betting"] = betting_interval(post.state_scores(), post.freq, LEVEL, (0.0, 1.0), np.random.default_rng(seed))
     q = stats.t.ppf(0.5 + LEVEL / 2, M - 1)
     out["t"] = (m - q * se, m + q * se)
     if s == 0.0:  # every question alike: the resampling methods have nothing to resample
@@ -75,10 +85,10 @@ def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int) -> dict
         out["bootstrap-t"] = bootstrap_t(post.state_scores(), post.freq, LEVEL, RESAMPLES, rng, (0.0, 1.0))
     h = math.sqrt(math.log(2 / (1 - LEVEL)) / (2 * M))
     out["Hoeffding"] = (m - h, m + h)
-    (lo_d, hi_d), (lo_t, hi_t) = out["default"], out["bootstrap-t"]
+    (lo_d, hi_d), (lo_t, hi_t) = out["exact"], out["bootstrap-t"]
     out["exact+bootstrap-t"] = (min(lo_d, lo_t), max(hi_d, hi_t))
     if s == 0.0:  # as interval="exact+bootstrap-t" in evaluate: no bootstrap, the exact interval
-        out["exact+bootstrap-t"] = out["default"]
+        out["exact+bootstrap-t"] = out["exact"]
     return {k: (max(lo, 0.0), min(hi, 1.0)) for k, (lo, hi) in out.items()}
 
 
@@ -87,29 +97,32 @@ def run_cell(args):
     pool = pools()[pool_name]
     rng = np.random.default_rng(seed)  # the replicates' questions and trials
     rng_m = np.random.default_rng(seed + 10_000)  # the methods' draws and resamples: the replicates do not depend on them
+    rng_w = np.random.default_rng(seed + 20_000)  # the betting intervals' question orders (the other columns keep theirs)
     probe = build(to_counts(np.ones((1, N), np.int8)), metric, prior="uniform")
     truth = pool_mean(pool, probe.C[:, 0])
     hits = dict.fromkeys(METHODS, 0)
     width = dict.fromkeys(METHODS, 0.0)
-    warned = warned_hits = 0
+    warned = 0
+    warned_hits = {"exact": 0, "default": 0}
     for _ in range(reps):
         p = draw_p(rng, pool, M)
         counts = to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8))
         post = build(counts, metric)
         x = post.freq.astype(np.int64)
         scores = np.repeat(post._scores()[:, 0], x)
-        ivs = intervals(post, scores, rng_m, 1000)
+        ivs = intervals(post, scores, rng_m, 1000, rng_w)
         for name, (lo, hi) in ivs.items():
             hits[name] += lo - 1e-12 <= truth <= hi + 1e-12
             width[name] += hi - lo
         few = post.carrying_questions()
         if 0.0 < few < FEW_CARRYING:
             warned += 1
-            lo, hi = ivs["default"]
-            warned_hits += lo - 1e-12 <= truth <= hi + 1e-12
+            for name in warned_hits:
+                lo, hi = ivs[name]
+                warned_hits[name] += lo - 1e-12 <= truth <= hi + 1e-12
     return ((M, N, pool_name, metric, reps), {k: v / reps for k, v in hits.items()},
             {"width": {k: v / reps for k, v in width.items()}, "warned": warned / reps,
-             "warned_cover": warned_hits / max(warned, 1)})
+             "warned_cover": {k: v / max(warned, 1) for k, v in warned_hits.items()}})
 
 
 def render(cov, extra, elapsed, reps) -> str:
@@ -117,7 +130,7 @@ def render(cov, extra, elapsed, reps) -> str:
            f"Replicates per cell: {reps} (the same replicates for every method); 95% intervals; pool's E[g(p)] as "
            f"the estimand; run time {elapsed / 60:.1f} min.  Produced by `python benchmarks/tail_cells.py`.", "",
            "Coverage % [exact binomial 95% interval] and mean width per method:", "",
-           "| M | N | pool | metric | " + " | ".join(METHODS) + " | default warned (covered) |",
+           "| M | N | pool | metric | " + " | ".join(METHODS) + " | warned (covered: exact / default) |",
            "|---|---|---|---|" + "---|" * len(METHODS) + "---|"]
     for key in cov:
         M, N, pool, metric, r = key
@@ -127,7 +140,9 @@ def render(cov, extra, elapsed, reps) -> str:
             ci = stats.binomtest(x, r).proportion_ci(0.95, "exact")
             cells.append(f"{100 * x / r:.1f} [{100 * ci.low:.0f}, {100 * ci.high:.0f}] w {extra[key]['width'][name]:.3f}")
         e = extra[key]
-        warned = f"{100 * e['warned']:.0f}% ({100 * e['warned_cover']:.0f}%)" if e["warned"] else "0%"
+        c = e["warned_cover"]
+        warned = (f"{100 * e['warned']:.0f}% ({100 * c['exact']:.0f}% / {100 * c['default']:.0f}%)" if e["warned"]
+                  else "0%")
         out.append(f"| {M} | {N} | {pool} | {metric} | " + " | ".join(cells) + f" | {warned} |")
     return "\n".join(out)
 

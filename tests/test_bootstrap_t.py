@@ -109,7 +109,7 @@ def test_interval_bootstrap_t_in_estimate_is_the_bootstrap_t_interval():
     through confidence_interval, and the bootstrap-t interval at another level from a default estimate."""
     R = _skewed(7)
     e = be.estimate(R, "pass@16", interval="bootstrap-t", draws=3000, seed=11)
-    ref = be.estimate(R, "pass@16", seed=11, draws=3000)
+    ref = be.estimate(R, "pass@16", seed=11, draws=3000, interval="exact")
     assert (e.lo, e.hi) == ref.bootstrap_t_interval(resamples=3000, seed=11)
     assert e.interval == "bootstrap-t" and e.draws_n == 3000
     assert (e.mean, e.sd, e.value) == (ref.mean, ref.sd, ref.value)
@@ -156,7 +156,7 @@ def test_exact_plus_bootstrap_t_is_the_wider_ends_of_the_two():
     for seed in (7, 8):
         R = _skewed(seed, M=15)
         e = be.estimate(R, "pass@16", interval="exact+bootstrap-t", draws=3000, seed=2)
-        ex = be.estimate(R, "pass@16", draws=3000, seed=2)
+        ex = be.estimate(R, "pass@16", draws=3000, seed=2, interval="exact")
         bt = ex.bootstrap_t_interval(resamples=3000, seed=2)
         assert (e.lo, e.hi) == (min(ex.lo, bt[0]), max(ex.hi, bt[1]))
         assert e.interval == "exact+bootstrap-t" and e.lo <= e.value <= e.hi
@@ -168,10 +168,11 @@ def test_exact_plus_bootstrap_t_is_the_wider_ends_of_the_two():
     assert ev["top", "avg"].interval == "exact"
 
 
-def test_the_few_carrying_warning_advises_the_wider_ends_only_where_they_can_be_taken():
-    """An estimate with a posterior interval gets the advice (exact+bootstrap-t); an estimate that already has a
-    bootstrap interval, geospectrum (which bootstrap-t does not cover) and compare / compare_all (posterior
-    intervals only) get the warning without it."""
+def test_the_few_carrying_warning_says_the_default_widened_and_advises_it_only_where_it_can_be_taken():
+    """The default interval ("auto") widens where the warning fires and the warning says so; an estimate asked for
+    the posterior interval alone gets the advice (interval='auto'); one that already has an interval over questions,
+    geospectrum (which the betting interval does not cover) and compare / compare_all (posterior intervals only)
+    get the warning without either."""
     R = np.zeros((15, 4), dtype=int)
     R[0] = 1
     R[1, :2] = 1
@@ -181,7 +182,13 @@ def test_the_few_carrying_warning_advises_the_wider_ends_only_where_they_can_be_
     def few(warnings):
         return next(w for w in warnings if "rests on about" in w)
 
-    assert "interval='exact+bootstrap-t'" in few(be.estimate(R, "pass^2").warnings)
+    auto = be.estimate(R, "pass^2")
+    assert auto.interval == "exact+betting" and "far end (away from the nearer end of the range) is widened" in few(
+        auto.warnings)
+    exact = be.estimate(R, "pass^2", interval="exact")
+    assert exact.interval == "exact" and "interval='auto'" in few(exact.warnings)
     for e in (be.estimate(R, "pass^2", interval="bootstrap-t"), be.estimate(R, "pass^2", interval="exact+bootstrap-t"),
+              be.estimate(R, "pass^2", interval="exact+betting"), be.estimate(R, "geospectrum@2"),
               be.compare(R, R2, metric="pass^2").estimates["A"], be.compare_all({"a": R, "b": R2}, metric="pass^2").scores["a"]):
-        assert "bootstrap-t" not in few(e.warnings) and "evaluate more questions" in few(e.warnings)
+        text = few(e.warnings)
+        assert "interval='auto'" not in text and "is widened" not in text and "evaluate more questions" in text

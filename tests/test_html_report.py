@@ -342,13 +342,18 @@ def test_page_is_self_contained(game24_page, many_page):
 
 def test_rounded_values_do_not_read_as_certainty(game24_page):
     text = game24_page.read_text(encoding="utf-8")
-    # CoT's pass^10 is 9e-06 with interval [0, 0.009]: the value is not "0.0"; the tables' rule (two
-    # significant digits of the distance from the bound), the same as the terminal table's.  The lower end
-    # is exactly 0 (the studentized population posterior reaches the bound) and reads so
+    # CoT's pass^10 is 9e-06: the value is not "0.0"; the tables' rule (two significant digits of the distance
+    # from the bound), the same as the terminal table's.  The lower end is exactly 0 (the studentized population
+    # posterior reaches the bound) and reads so; few questions carry it, so the default interval's upper end is
+    # the betting interval's (0.009 for the posterior alone), and the page names the row
     from bayeseval.report.tables import fmt_near
 
     assert fmt_near(9.16e-6, 1, 100) == "0.00092" and fmt_near(6e-7, 1, 100) == "0.00006"
-    assert re.search(r"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0, 0\.9\]", text), text[:0]
+    e = B.estimate(B.load(DATA / "tot_game24.json")["gpt-4 CoT"], "pass^10")
+    assert e.interval == "exact+betting" and e.lo == 0.0 and 0.03 < e.hi < 0.05
+    assert re.search(rf"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0, {100 * e.hi:.1f}\]", text), text[:0]
+    assert "Far end from the betting confidence interval (few questions carry the metric): " in text
+    assert "gpt-4 CoT pass^10" in text.split("Far end from")[1].split(".")[0]
     assert fmt_bounded(0.99996, 1, 100.0) == "99.9960" and fmt_bounded(1.0, 1, 100.0) == "100.0"
 
 

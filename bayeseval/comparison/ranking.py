@@ -34,7 +34,7 @@ from .._protocol import Result, check_choice
 from .._text import html_table, text_table
 from ..posterior import METHODS, SCOPES, build
 from ..scores import any_scores, same_range, thresholded
-from ..results import DEFAULT_DRAWS, DEFAULT_INTERVAL, DEFAULT_SCOPE, DEFAULT_SEED, summarise
+from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
 from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test, snap_ties
@@ -171,7 +171,7 @@ def _pair_list(pairs: Any, names: list, ranked: list) -> tuple[list[tuple[int, i
     return out, "custom"
 
 
-def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, interval: str = DEFAULT_INTERVAL,
+def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, interval: str = POSTERIOR_INTERVAL,
                 level: float = 0.95, seed: int | None = None, prior: Any = None, alpha0: Any = None,
                 beta0: Any = None, test: str = "permutation", pairs: Any = "adjacent", draws: int = DEFAULT_DRAWS,
                 resamples: int = DEFAULT_RESAMPLES, missing: Any = None, ragged: bool = False,

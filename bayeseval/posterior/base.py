@@ -140,6 +140,11 @@ class Posterior(ABC):
         """Model-specific checks (none by default); ``advice`` as in :meth:`checks`."""
         return []
 
+    def few_carrying(self, scope: str) -> float | None:
+        """How many questions carry the estimate in ``scope`` where the model warns that they are too few for
+        its interval (the default interval then widens), else None (the default: no such check)."""
+        return None
+
     def single_question_exact(self, level: float, method: str):
         """An exact interval without draws where the model has one (else None)."""
         return None

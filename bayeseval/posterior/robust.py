@@ -498,17 +498,26 @@ class RobustPosterior(_BinaryPosterior):
 
     def _model_checks(self, scope: str, advice: str = "") -> list[str]:
         out = super()._model_checks(scope, advice)
-        few = self.carrying_questions() if scope == "population" and not self.extrapolated else math.inf
-        if 0.0 < few < FEW_CARRYING:  # 0: every question at the end of the range (the pseudo-question sets the interval)
+        few = self.few_carrying(scope)
+        if few is not None:
             out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
-                       "questions: a population-scope interval can be too narrow when so few questions carry the "
-                       "metric (in simulated cells of 15-30 questions where it fires, the default 95% interval covered "
-                       "84-91%); evaluate more questions, or report the benchmark scope (these questions)" + advice)
+                       "questions: a posterior interval can be too narrow when so few questions carry the metric (in "
+                       "simulated cells of 15-30 questions where this fires, the 95% equal-tailed posterior interval "
+                       "covered 84-91%); evaluate more questions, or report the benchmark scope (these questions)"
+                       + advice)
         if scope == "benchmark" and int(self.counts.n.min()) == 1 and not self.extrapolated:
             out.append("one trial per question: how much each question's success probability varies cannot be learnt "
                        "from one trial, so the benchmark-scope interval takes the widest case (equally hard "
                        "questions): conservative, about as wide as the population scope")
         return out
+
+    def few_carrying(self, scope: str) -> float | None:
+        """:meth:`carrying_questions` in the population scope where it is above 0 and below ``FEW_CARRYING`` (the
+        result warns, and the default interval widens to the betting interval's ends), else None."""
+        if scope != "population" or self.extrapolated:
+            return None
+        few = self.carrying_questions()  # 0: every question at the end of the range (the pseudo-question sets it)
+        return few if 0.0 < few < FEW_CARRYING else None
 
     def carrying_questions(self) -> float:
         r"""How many questions carry the population-scope estimate: ``(sum_i y_i)^2 / sum_i y_i^2`` with ``y_i`` each

@@ -43,7 +43,7 @@ from typing import Any
 
 from .. import validate as V
 from .._text import fmt_prob, near_bound
-from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
+from .tables import estimates_of, interval_noun, interval_words, widened_rows, grid, level_label, point_of, scale_of
 
 __all__ = ["html_report", "write_html", "provenance", "fmt_bounded", "fmt_prob"]
 
@@ -264,12 +264,11 @@ def _rank_prob_figure(rk):
 
 # ----------------------------------------------------------------------------- sections
 def _what(ests: list, percent: bool) -> str:
-    levels = " / ".join(dict.fromkeys(level_label(e.level) for e in ests))
-    words = " / ".join(dict.fromkeys(INTERVAL_WORDS.get(e.method, e.method) for e in ests))
     scopes = " / ".join(dict.fromkeys(e.scope for e in ests))
     priors = " / ".join(dict.fromkeys(str(e.prior) for e in ests))
     units = "in percent (rates)" if percent else "as fractions"
-    return f"estimate [{levels} {words} {interval_noun(ests)} interval], {units}; {scopes} scope; prior {priors}."
+    return (f"estimate [{interval_words(ests)} interval], {units}; {scopes} scope; prior {priors}."
+            + widened_rows(ests))
 
 
 def _cell(e, percent: bool, digits: int | None) -> tuple[str, str, bool]:

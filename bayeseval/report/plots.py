@@ -36,9 +36,9 @@ from .. import validate as V
 from .._text import fmt_prob
 from .._protocol import check_choice
 from ..posterior import METHODS
-from ..results import BOOTSTRAP_T_METHODS
+from ..results import DEFAULT_INTERVAL, QUESTION_METHODS
 from ..scores import Scores
-from .tables import INTERVAL_WORDS, estimates_of, interval_noun, grid, level_label, point_of, scale_of
+from .tables import INTERVAL_WORDS, estimates_of, interval_words, grid, level_label, point_of, scale_of
 
 __all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density",
            "coverage_plot", "read_coverage_results", "strengths_plot", "COVERAGE_COLUMNS"]
@@ -134,11 +134,9 @@ def integer_axis(axis, values, log: bool) -> None:
 
 
 def _describe_intervals(ests) -> str:
-    levels = " / ".join(dict.fromkeys(level_label(e.level) for e in ests))
-    words = " / ".join(dict.fromkeys(INTERVAL_WORDS.get(e.method, e.method) for e in ests))
     scopes = " / ".join(dict.fromkeys(e.scope for e in ests))
     priors = " / ".join(dict.fromkeys(e.prior for e in ests))
-    return f"{levels} {words} {interval_noun(ests)} intervals; {scopes} scope; prior {priors}"
+    return f"{interval_words(ests)} intervals; {scopes} scope; prior {priors}"
 
 
 # ----------------------------------------------------------------------------- forest
@@ -257,16 +255,20 @@ def default_ks(n: int, points: int = 25) -> list[int]:
 
 def posterior_interval(interval: str, notes: list, what: str) -> str:
     """The interval method of ``what`` (pass@k curves, a ranking: posterior intervals only) beside an estimates
-    table computed with ``interval``: ``"bootstrap-t"`` and ``"exact+bootstrap-t"``, intervals of the table,
-    become ``"exact"``, and ``notes`` says so.
+    table computed with ``interval``: ``"bootstrap-t"``, ``"exact+bootstrap-t"`` and ``"exact+betting"``,
+    intervals of the table, become ``"exact"``, and ``notes`` says so; ``"auto"`` becomes ``"exact"``.
 
     >>> notes = []
     >>> posterior_interval("hdi", notes, "the curves"), posterior_interval("bootstrap-t", notes, "the curves")
     ('hdi', 'exact')
+    >>> posterior_interval("auto", notes, "the curves"), len(notes)
+    ('exact', 1)
     >>> print(notes[0])
     the curves: equal-tailed posterior intervals (bootstrap-t is the estimates table's interval)
     """
-    if interval not in BOOTSTRAP_T_METHODS:
+    if interval == DEFAULT_INTERVAL:  # the table's own intervals are exact unless few questions carry a metric
+        return "exact"
+    if interval not in QUESTION_METHODS:
         return interval
     note = f"{what}: equal-tailed posterior intervals ({interval} is the estimates table's interval)"
     if note not in notes:

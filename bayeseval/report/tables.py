@@ -44,7 +44,7 @@ from typing import Any
 
 from .. import validate as V
 from .._text import near_bound, text_table
-from ..results import BOOTSTRAP_T_METHODS
+from ..results import NOT_APPLIED, QUESTION_METHODS
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -55,12 +55,52 @@ CSV_FIELDS = ("dataset", "model", "metric", "value", "mean", "sd", "lo", "hi", "
 DELTA_FIELDS = ("baseline", "delta", "delta_lo", "delta_hi", "p_value", "p_adjusted", "adjust")
 INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation",
                   "bootstrap-t": "studentized-bootstrap", "exact+bootstrap-t": "equal-tailed + studentized-bootstrap "
-                  "(wider ends)"}
+                  "(wider ends)", "exact+betting": "equal-tailed, far end from the betting interval"}
+WIDENED = "exact+betting"  # what the default interval ("auto") becomes where few questions carry a metric
+
+
+def _split_widened(ests) -> tuple[list, list]:
+    """``(rows, widened)``: where some rows have the equal-tailed interval and others its widened form (the
+    default interval, "auto"), the table is described by the former and the latter are named; else all rows."""
+    widened = [e for e in ests if e.method == WIDENED]
+    rest = [e for e in ests if e.method != WIDENED]
+    return (rest, widened) if widened and rest else (list(ests), [])
 
 
 def interval_noun(ests) -> str:
-    """"credible" for posterior intervals, "confidence" for the bootstrap-t interval (a frequentist one)."""
-    return " / ".join(dict.fromkeys("confidence" if e.method in BOOTSTRAP_T_METHODS else "credible" for e in ests))
+    """"credible" for posterior intervals, "confidence" for the intervals over questions (bootstrap-t, betting:
+    frequentist ones); rows the default widened are named apart (:func:`widened_rows`)."""
+    rows, _ = _split_widened(ests)
+    return " / ".join(dict.fromkeys("confidence" if e.method in QUESTION_METHODS else "credible" for e in rows))
+
+
+def interval_words(ests) -> str:
+    """What the intervals are: ``"95% equal-tailed credible"`` (levels, method, credible or confidence).
+
+    >>> from types import SimpleNamespace as E
+    >>> rows = [E(level=0.95, method="exact"), E(level=0.95, method="exact+betting")]
+    >>> interval_words(rows), interval_words(rows[1:])
+    ('95% equal-tailed credible', '95% equal-tailed, far end from the betting interval confidence')
+    """
+    rows, _ = _split_widened(ests)
+    levels = _distinct(level_label(e.level) for e in rows)
+    return f"{levels} {_distinct(INTERVAL_WORDS.get(e.method, e.method) for e in rows)} {interval_noun(rows)}"
+
+
+def widened_rows(ests) -> str:
+    """The sentence that names the rows whose equal-tailed interval has its far end widened to the betting
+    interval's (the default, where few questions carry the metric; a table of other rows too), or "".
+
+    >>> from types import SimpleNamespace as E
+    >>> rows = [E(method="exact", model="a", metric="avg"), E(method="exact+betting", model="a", metric="pass^8")]
+    >>> widened_rows(rows)
+    ' Far end from the betting confidence interval (few questions carry the metric): a pass^8.'
+    """
+    _, widened = _split_widened(ests)
+    if not widened:
+        return ""
+    return (" Far end from the betting confidence interval (few questions carry the metric): "
+            f"{_row_names(widened)}.")
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
@@ -239,9 +279,7 @@ def note_text(ests: list, *, percent: bool, point: str, intervals: bool, fallbac
     """The note under a table: what the cells hold (level, method, scope, prior)."""
     what = "estimate" if point == "value" else "posterior mean"
     if intervals:
-        levels = _distinct(level_label(e.level) for e in ests)
-        words = _distinct(INTERVAL_WORDS.get(e.method, e.method) for e in ests)
-        what += f" [{levels} {words} {interval_noun(ests)} interval]"
+        what += f" [{interval_words(ests)} interval]"
     unit = "in percent" if percent else "as fractions"
     if percent and any(scale_of(e, True) == 1.0 for e in ests):
         unit += " (metrics outside [0, 1] in their own units)"
@@ -251,25 +289,32 @@ def note_text(ests: list, *, percent: bool, point: str, intervals: bool, fallbac
         text = f"Dataset: {dataset}. " + text
     if fallback:
         text += " * posterior mean: the sample estimate is undefined (k > n for some question)."
-    return text + _other_methods(ests)
+    return text + (widened_rows(ests) + _other_methods(ests) if intervals else "")
 
 
 def _other_methods(ests: list) -> str:
-    """Where a bootstrap interval was asked for and some rows kept the posterior's (``evaluate``'s per-cell
-    fallback), which rows those are.
+    """Where an interval over questions was asked for and some rows kept the posterior's (``evaluate``'s per-cell
+    fallback, which warns that it ``NOT_APPLIED``), which rows those are; rows the default left exact are not.
 
     >>> from types import SimpleNamespace as E
-    >>> rows = [E(method="bootstrap-t", model="a", metric="avg"), E(method="exact", model="a", metric="pass@8")]
+    >>> rows = [E(method="bootstrap-t", model="a", metric="avg", warnings=()),
+    ...         E(method="exact", model="a", metric="pass@8", warnings=("the bootstrap-t interval does not apply here",))]
     >>> _other_methods(rows)
     ' Equal-tailed posterior interval where bootstrap-t does not apply: a pass@8.'
+    >>> _other_methods([E(method="exact+betting", model="a", metric="avg", warnings=()),
+    ...                 E(method="exact", model="a", metric="pass@8", warnings=())])
+    ''
     """
-    asked = [e.method for e in ests if e.method in BOOTSTRAP_T_METHODS]
-    kept = [e for e in ests if e.method not in BOOTSTRAP_T_METHODS]
+    asked = [e.method for e in ests if e.method in QUESTION_METHODS]
+    kept = [e for e in ests if e.method not in QUESTION_METHODS and any(NOT_APPLIED in w for w in e.warnings)]
     if not asked or not kept:
         return ""
-    names = [f"{model_label(e)} {e.metric}" for e in kept]
-    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-    return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {shown}."
+    return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {_row_names(kept)}."
+
+
+def _row_names(rows: list) -> str:
+    names = [f"{model_label(e)} {e.metric}" for e in rows]
+    return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
 # ----------------------------------------------------------------------------- comparisons

@@ -46,8 +46,8 @@ from . import tasks
 from .catalog import catalog
 from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
 from .limits import DOCS_STATIC, ApiKey, BodyLimit, check_cells
-from .schemas import (LIMITS, AISBenchResponse, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
-                      HealthResponse, Interval, MetricsRequest, MetricsResponse, MonitorRequest, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
+from .schemas import (LIMITS, AISBenchResponse, TableInterval, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
+                      HealthResponse, MetricsRequest, MetricsResponse, MonitorRequest, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
                       RankRequest, RankResponse, Scope)
 from .settings import Settings
 from .workers import ComputePool
@@ -234,7 +234,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         regroup: Literal["auto", "true", "false"] = Query("auto", description="correct the grouping bug: auto "
                                                                                "(from the evidence), or force"),
         scope: Scope = "population",
-        interval: Interval = "exact",
+        interval: TableInterval = "auto",
         level: float = Query(0.95, gt=0, lt=1, allow_inf_nan=False),
         seed: int | None = Query(None, ge=0, le=2**53),
     ):

@@ -48,8 +48,10 @@ Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["catego
 
 Scope = Literal["population", "benchmark"]
 Interval = Literal["exact", "normal", "hdi"]
-#: an estimate's interval: the posterior's, or the studentized bootstrap over questions (population scope)
-EstimateInterval = Literal["exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t"]
+#: an estimate's interval: auto (the default), the posterior's, or one over questions (population scope)
+EstimateInterval = Literal["auto", "exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t", "exact+betting"]
+#: AISBench's tables: auto or a posterior interval
+TableInterval = Literal["auto", "exact", "normal", "hdi"]
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
 BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
@@ -296,18 +298,20 @@ class MetricsRequest(_Stats):
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
-    interval: EstimateInterval = Field("exact", description="exact, normal or hdi (posterior), bootstrap-t (the "
-                                      "studentized bootstrap over questions; population scope) or exact+bootstrap-t "
-                                      "(the wider ends of exact and bootstrap-t)")
+    interval: EstimateInterval = Field("auto", description="auto (exact, widened to exact+betting where few "
+                                      "questions carry a population-scope metric), exact, normal or hdi (posterior), "
+                                      "bootstrap-t (the studentized bootstrap over questions; population scope), "
+                                      "exact+bootstrap-t or exact+betting (the wider ends of exact and bootstrap-t / "
+                                      "the betting confidence interval)")
 
     @field_validator("interval")
     @classmethod
     def _bootstrap_t_scope(cls, v, info):
-        from bayeseval.results import BOOTSTRAP_T_METHODS
+        from bayeseval.results import QUESTION_METHODS
 
-        if v in BOOTSTRAP_T_METHODS and info.data.get("scope") == "benchmark":
-            raise ValueError(f"{v} resamples questions, so it answers the population scope: use scope "
-                             "'population', or a posterior interval (exact, normal, hdi) in benchmark scope")
+        if v in QUESTION_METHODS and info.data.get("scope") == "benchmark":
+            raise ValueError(f"{v} treats the questions as a sample, so it answers the population scope: use scope "
+                             "'population', or auto or a posterior interval (exact, normal, hdi) in benchmark scope")
         return v
 
 

@@ -469,7 +469,7 @@ def aisbench(data: bytes, filename: str, opts: dict, max_files: int, max_bytes: 
             raise ServiceError(422, "too_many_cells", "file",
                                f"the work dir holds {sum(sizes):,} cells (questions x trials summed over runs); the "
                                f"cap is {max_cells:,} cells per request (BAYESEVAL_MAX_CELLS)")
-    stats = {"scope": opts.get("scope", "population"), "interval": opts.get("interval", "exact"),
+    stats = {"scope": opts.get("scope", "population"), "interval": opts.get("interval", "auto"),
              "level": opts.get("level", 0.95), "seed": opts.get("seed")}
     runs, estimates = [], []
     with _warnings(warns):

@@ -1,0 +1,190 @@
+"""The betting confidence interval for a bounded mean and the default interval ("auto") that widens with it.
+
+Checks: the bisection ends against a brute-force evaluation of the same capital process (explicit loops over the
+scores and a fine grid of candidate means); coverage by simulation on skewed pools where the t interval fails;
+Clopper-Pearson as the yardstick for a sparse metric; the far end only; and the default's resolution in the
+library, the command line and the service."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayeseval as be
+from bayeseval.intervals import BET_CAP, betting_interval
+from bayeseval.report.tables import to_markdown, to_terminal
+from bayeseval.results import BootstrapTUnavailable, widen
+
+
+def _brute_force(u: np.ndarray, level: float, grid: np.ndarray) -> tuple[float, float]:
+    """The same bets, written out one score and one candidate mean at a time: the lower end is the smallest
+    candidate whose up-bet capital never reaches 2/alpha, the upper end the largest whose down-bet never does."""
+    alpha, M = 1.0 - level, len(u)
+    lam, total, sq = [], 0.0, 0.0
+    for t, x in enumerate(u, start=1):
+        lam.append(math.sqrt(2 * math.log(2 / alpha) / (M * (0.25 + sq) / t)))
+        total += x
+        mu = (0.5 + total) / (t + 1)
+        sq += (x - mu) ** 2
+    kept = []
+    for m in grid:
+        up = dn = 0.0
+        best_up = best_dn = 0.0
+        for x, lt in zip(u, lam):
+            up += math.log1p(min(lt, BET_CAP / m if m > 0 else math.inf) * (x - m))
+            dn += math.log1p(min(lt, BET_CAP / (1 - m) if m < 1 else math.inf) * (m - x))
+            best_up, best_dn = max(best_up, up), max(best_dn, dn)
+        kept.append(best_up < math.log(2 / alpha) and best_dn < math.log(2 / alpha))
+    inside = grid[np.array(kept)]
+    return float(inside.min()), float(inside.max())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bisection_finds_the_ends_of_the_brute_force_set(seed):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.beta(0.4, 2.0, 40), 3)
+    values, freq = np.unique(x, return_counts=True)
+    lo, hi = betting_interval(values, freq, 0.95, (0.0, 1.0), np.random.default_rng(7))
+    u = np.repeat(values, freq)[np.random.default_rng(7).permutation(freq.sum())]  # the same order
+    grid = np.linspace(0.0, 1.0, 2001)
+    b_lo, b_hi = _brute_force(u, 0.95, grid)
+    step = grid[1]
+    assert b_lo - step <= lo <= b_lo + 1e-9 and b_hi - 1e-9 <= hi <= b_hi + step
+    assert lo < x.mean() < hi
+
+
+def test_scores_in_another_range_are_rescaled():
+    rng = np.random.default_rng(3)
+    x = rng.beta(2, 2, 30)
+    f = np.ones(30, dtype=np.int64)
+    lo, hi = betting_interval(x, f, 0.9, (0.0, 1.0), np.random.default_rng(1))
+    lo5, hi5 = betting_interval(1 + 4 * x, f, 0.9, (1.0, 5.0), np.random.default_rng(1))
+    assert (lo5, hi5) == pytest.approx((1 + 4 * lo, 1 + 4 * hi), abs=1e-7)
+
+
+@pytest.mark.parametrize("name, draw, mean", [
+    ("Beta(0.1, 2), 15 scores", lambda r: r.beta(0.1, 2.0, 15), 0.1 / 2.1),
+    ("3% ones, 30 scores", lambda r: (r.random(30) < 0.03).astype(float), 0.03),
+    ("Beta(8, 0.3), 20 scores", lambda r: r.beta(8.0, 0.3, 20), 8 / 8.3),
+])
+def test_each_side_misses_at_most_alpha_over_2_on_skewed_pools(name, draw, mean):
+    """Where the t interval misses far more than 5% (few large scores carry the mean), the betting interval keeps
+    each side's miss rate within alpha / 2 = 2.5% (1,500 samples: 3 binomial standard errors of slack)."""
+    rng = np.random.default_rng(11)
+    below = above = t_miss = 0
+    reps = 1500
+    for _ in range(reps):
+        x = draw(rng)
+        lo, hi = betting_interval(x, np.ones(x.size, dtype=np.int64), 0.95, (0.0, 1.0), rng)
+        below += hi < mean
+        above += lo > mean
+        se = x.std(ddof=1) / math.sqrt(x.size)
+        q = stats.t.ppf(0.975, x.size - 1)
+        t_miss += not (x.mean() - q * se <= mean <= x.mean() + q * se)
+    slack = 3 * math.sqrt(0.025 * 0.975 / reps)
+    assert below / reps <= 0.025 + slack and above / reps <= 0.025 + slack, name
+    assert t_miss / reps > 0.07, name  # the pools are ones where the textbook interval fails
+
+
+@pytest.mark.parametrize("M", [30, 100, 1000])
+def test_no_score_above_zero_gives_about_clopper_pearson(M):
+    """Every score 0: the upper end is about log(2/alpha) / (c M) (c = BET_CAP), next to Clopper-Pearson's
+    one-sided 97.5% bound for 0 of M, log(40) / M roughly."""
+    lo, hi = betting_interval(np.array([0.0]), np.array([M]), 0.95, (0.0, 1.0), np.random.default_rng(0))
+    cp = stats.binomtest(0, M).proportion_ci(0.95, "exact").high
+    assert lo == 0.0 and cp < hi < 1.5 * cp
+
+
+def _sparse():
+    R = np.zeros((30, 16), dtype=int)
+    R[0] = 1
+    R[1, :12] = 1
+    R[2, :3] = 1
+    return R
+
+
+def _dense():
+    rng = np.random.default_rng(4)
+    return (rng.random((30, 16)) < rng.beta(8, 2, (30, 1))).astype(int)  # pass^8 carried by about 10
+
+
+def test_the_default_widens_the_far_end_only_where_few_questions_carry_the_estimate():
+    R = _sparse()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = be.estimate(R, "pass^8")
+        exact = be.estimate(R, "pass^8", interval="exact")
+        bench = be.estimate(R, "pass^8", scope="benchmark")
+        plain = be.estimate(_dense(), "pass^8")
+    post = auto._post
+    b_lo, b_hi = betting_interval(np.asarray(post.state_scores()), post.freq, 0.95, (0.0, 1.0),
+                                  np.random.default_rng(auto.seed))
+    assert auto.interval == "exact+betting" and 0 < post.carrying_questions() < 5
+    assert auto.lo == exact.lo and auto.hi == max(exact.hi, b_hi) and auto.hi > exact.hi  # near 0: the top widens
+    assert auto.lo <= auto.value <= auto.hi and auto.to_dict()["interval"] == "exact+betting"
+    assert auto.confidence_interval(method="auto") == (auto.lo, auto.hi)
+    assert exact.confidence_interval(method="auto") == (auto.lo, auto.hi)
+    assert bench.interval == "exact"  # the benchmark scope has its own variance and no such check
+    assert plain.interval == "exact" and plain._post.few_carrying("population") is None
+    assert post.few_carrying("benchmark") is None
+    assert be.estimate(R, "pass^8", interval="exact+betting").confidence_interval() == (auto.lo, auto.hi)
+
+
+def test_near_the_top_the_lower_end_widens():
+    R = 1 - _sparse()  # pass@8 near 1, carried by the few questions that fail
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = be.estimate(R, "pass@8")
+        exact = be.estimate(R, "pass@8", interval="exact")
+    assert auto.interval == "exact+betting" and auto.hi == exact.hi and auto.lo < exact.lo
+    post = auto._post
+    assert (auto.lo, auto.hi) == widen(post, "population", 0.95, exact.lo, exact.hi, auto.seed)
+
+
+def test_evaluate_and_tables_name_the_widened_rows():
+    R = _sparse()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate({"d": _dense(), "m": R}, ["pass^8"])
+    assert [e.interval for e in ev] == ["exact", "exact+betting"]
+    assert "95% exact+betting" in ev.summary()
+    text = " ".join(to_terminal(ev).split())
+    assert "[95% equal-tailed credible interval]" in text
+    assert "Far end from the betting confidence interval (few questions carry the metric): m pass^8." in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        only = be.evaluate({"m": R}, ["pass^8"], interval="exact+betting")
+    text = " ".join(to_markdown(only).split())
+    assert "[95% equal-tailed, far end from the betting interval confidence interval]" in text and "Far end" not in text
+
+
+def test_exact_plus_betting_refuses_the_benchmark_scope_and_k_above_n():
+    R = _sparse()
+    with pytest.raises(ValueError, match="answers the population scope"):
+        be.estimate(R, "pass^8", scope="benchmark", interval="exact+betting")
+    with pytest.raises(BootstrapTUnavailable, match="betting interval needs an unbiased per-question score"):
+        be.estimate(R, "pass^32", interval="exact+betting")
+    with pytest.warns(be.ModelCheckWarning, match="betting interval does not apply here"):
+        ev = be.evaluate({"m": R}, ["pass^32"], interval="exact+betting")
+    assert ev["m", "pass^32"].interval == "exact"
+
+
+def test_cli_default_is_auto_and_refuses_betting_in_benchmark_scope(tmp_path, capsys):
+    from bayeseval.cli import main
+
+    path = tmp_path / "runs.csv"
+    rows = [f"{name},q{i},{int(v)}" for name, R in (("dense", _dense()), ("sparse", _sparse()))
+            for i, row in enumerate(R) for v in row]
+    path.write_text("model,question,score\n" + "\n".join(rows) + "\n")
+    assert main(["report", str(path), "--metrics", "pass^8", "--format", "json", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    rows = rows["estimates"] if isinstance(rows, dict) else rows
+    assert [(r["model"], r["interval"]) for r in rows] == [("dense", "exact"), ("sparse", "exact+betting")]
+    assert main(["report", str(path), "--interval", "exact+betting", "--scope", "benchmark", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--interval exact+betting treats the questions as a sample" in err and len(err.strip().splitlines()) == 1
