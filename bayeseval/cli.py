@@ -856,7 +856,14 @@ def cmd_demo(args) -> int:
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
     print("All numbers in %. estimate = the finite-sample value (what papers report); the intervals are")
     print(f"{pct} exact posterior intervals (default robust model) in two scopes: population = a new task from")
-    print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).\n")
+    print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).")
+    widened = [f"{m} {name}" for m, name, _, _, pop, _ in rows if pop.interval == "exact+betting"]
+    if widened:
+        import textwrap
+
+        print(textwrap.fill(f"Few tasks carry {', '.join(widened)}: the population interval's far end there is a "
+                            "betting confidence bound (the default; docs/honesty.md).", 100))
+    print()
     header = ("model", "metric", "estimate", "published", f"population {pct}", f"benchmark {pct}")
     table = [header] + [
         (m, name, _pct(value), _pct(pub), f"[{_pct(pop.lo)}, {_pct(pop.hi)}]", f"[{_pct(bench.lo)}, {_pct(bench.hi)}]")

@@ -69,8 +69,8 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
     before the first) and ``c = 0.9`` (``BET_CAP``: every factor stays at least ``1 - c > 0``), holds a nonnegative
     martingale when the mean is ``m``; by Ville's inequality it ever
     reaches ``2/alpha`` with probability at most ``alpha/2``.  The lower end is the smallest ``m`` at which
-    it never does (``K^+`` only falls as ``m`` grows, so bisection finds it); the upper end mirrors it with
-    bets on ``u_i < m``.  So the interval covers the mean with probability at least ``level`` whatever the
+    it never does (``K^+`` and its running maximum only fall as ``m`` grows, so bisection over the range finds
+    it, to ``tol``); the upper end mirrors it with bets on ``u_i < m``.  So the interval covers the mean with probability at least ``level`` whatever the
     pool, the bets being predictable (each uses the earlier scores only).  The bet size is the paper's
     predictable plug-in for a sample of known size ``M`` (Waudby-Smith & Ramdas 2024, "Estimating means of
     bounded random variables by betting", JRSS-B 86(1), 1-27, Section 4); each side at ``alpha/2`` instead of
@@ -85,9 +85,29 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
     >>> round(lo, 4), round(hi, 4)
     (0.0, 0.2785)
     """
-    lo_b, hi_b = float(bounds[0]), float(bounds[1])
-    f = np.asarray(freq, dtype=np.int64)
-    u = np.clip((np.repeat(np.asarray(x, dtype=np.float64), f) - lo_b) / (hi_b - lo_b), 0.0, 1.0)
+    level = V.confidence(level, "level")
+    try:
+        lo_b, hi_b = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise V.InputTypeError(f"bounds must be two numbers (lo, hi), got {V.describe(bounds)}") from None
+    if not (math.isfinite(lo_b) and math.isfinite(hi_b) and lo_b < hi_b):
+        raise ValueError(f"bounds must be two finite numbers lo < hi, got ({lo_b}, {hi_b})")
+    x = np.asarray(x, dtype=np.float64).ravel()
+    f = np.asarray(freq).ravel()
+    if f.shape != x.shape or x.size == 0:
+        raise ValueError(f"x and freq must be two equally long, non-empty lists (scores and how many questions have "
+                         f"each), got {x.size} and {f.size}")
+    if not np.issubdtype(f.dtype, np.number) or not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f != np.round(f)) \
+            or f.sum() < 1:
+        raise ValueError("freq must hold whole numbers >= 0 (questions per score), at least one of them positive")
+    tol_b = 1e-9 * (hi_b - lo_b)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must hold finite scores (got NaN or infinity)")
+    if x.min() < lo_b - tol_b or x.max() > hi_b + tol_b:
+        raise ValueError(f"x must hold finite scores within bounds [{lo_b:g}, {hi_b:g}] (the guarantee needs them), "
+                         f"got values from {x.min():g} to {x.max():g}")
+    f = f.astype(np.int64)
+    u = np.clip((np.repeat(x, f) - lo_b) / (hi_b - lo_b), 0.0, 1.0)
     u = u[rng.permutation(u.size)]
     M = u.size
     alpha = 1.0 - level
@@ -96,10 +116,9 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
     var_prev = (0.25 + np.concatenate([[0.0], np.cumsum((u - mu) ** 2)[:-1]])) / t
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (M * var_prev))
     threshold = math.log(2.0 / alpha)
-    mean = float(u.mean())
 
     def end(up: bool) -> float:
-        a, b = (0.0, mean) if up else (1.0, mean)  # a: the range's end (rejected unless the data sit there), b: kept
+        a, b = (0.0, 1.0) if up else (1.0, 0.0)  # a: the range's own end; b: the other end, never rejected (no gain)
         if _log_wealth_max(u, lam, a, up) < threshold:
             return a
         while abs(b - a) > tol:

@@ -111,8 +111,8 @@ class Estimate(Result):
 
     @property
     def interval(self) -> str:
-        """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"``, ``"bootstrap-t"`` or
-        ``"exact+bootstrap-t"``)."""
+        """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"``, ``"bootstrap-t"``,
+        ``"exact+bootstrap-t"`` or ``"exact+betting"``; an estimate asked for ``"auto"`` records what it became)."""
         return self.method
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
@@ -422,9 +422,12 @@ WIDER_ENDS_ADVICE = ("; the default interval ('auto') widens its far end to a be
                      "holds its level whatever the pool: estimate(..., interval='auto'), CLI report --interval auto "
                      "(docs/honesty.md)")
 #: what the few-carrying warning adds where the default interval was widened
-WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the range) is widened to a betting "
-                "confidence interval's, which holds its level whatever the pool (docs/honesty.md; interval='exact' "
-                "for the posterior interval alone)")
+WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the range) is a betting confidence "
+                "bound, which misses at most half the complement of the level whatever the pool (docs/honesty.md; "
+                "interval='exact' for the posterior interval alone)")
+#: ... and where the default looked at the betting bound and it lay inside the posterior interval
+INSIDE_NOTE = ("; a betting confidence bound, which misses at most half the complement of the level whatever the "
+               "pool, lies inside this interval's far end, so the interval is the posterior's (docs/honesty.md)")
 
 
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
@@ -435,9 +438,16 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     mean, sd = post.moments(scope)
     value = post.value()
     asked, method = method, resolve_interval(post, scope, method)
-    lo, hi = _interval(post, scope, level, method, draws, seed, value)
-    if asked == DEFAULT_INTERVAL and method != asked and method != "exact":
-        advice = WIDENED_NOTE
+    considered = asked == DEFAULT_INTERVAL and method == "exact+betting"  # the default looked at the betting bound
+    if method == "exact+betting":
+        exact = _interval(post, scope, level, "exact", draws, seed, value)
+        lo, hi = widen(post, scope, level, *exact, seed)
+        if considered and (lo, hi) == exact:  # the betting bound lies inside: the row is the posterior's
+            method = "exact"
+    else:
+        lo, hi = _interval(post, scope, level, method, draws, seed, value)
+    if considered:
+        advice = WIDENED_NOTE if method == "exact+betting" else INSIDE_NOTE
     elif advise and method not in QUESTION_METHODS and post.spec.kind != "geospectrum":
         advice = WIDER_ENDS_ADVICE
     else:

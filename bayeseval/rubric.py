@@ -369,6 +369,10 @@ class Rubric(Result):
                  f"{self.level:.0%} intervals" + (f"; passes: {_rule_text(self.constraints)} (share of ratings)"
                                                   if self.constraints else ""), "",
                  text_table(head, rows)]
+        widened = [s for s, e in self.passing.items() if e.interval == "exact+betting"]
+        if widened:
+            lines.append(f"passes of {', '.join(widened)}: few items carry the share, so the interval's far end is a "
+                         "betting confidence bound (docs/honesty.md)")
         if self.agreement:
             lines += ["", "judge agreement (Krippendorff's alpha, bootstrap interval over rated units)"]
             lines.append(text_table(["dimension", "alpha", "interval", "measurement", "units", "judges"],

@@ -91,6 +91,25 @@ def test_each_side_misses_at_most_alpha_over_2_on_skewed_pools(name, draw, mean)
     assert t_miss / reps > 0.07, name  # the pools are ones where the textbook interval fails
 
 
+@pytest.mark.parametrize("name, draw, mean", [
+    ("30% ones, 50 scores", lambda r: (r.random(50) < 0.3).astype(float), 0.3),
+    ("uniform, 50 scores", lambda r: r.random(50), 0.5),
+])
+def test_near_nominal_each_side_misses_close_to_but_below_alpha_over_2(name, draw, mean):
+    """On pools where the bound is tight each side misses 1-2% (2,000 samples), so the level itself is exercised:
+    a test at twice the alpha (log(1/alpha) for the threshold) or at half of it would leave these bounds."""
+    rng = np.random.default_rng(5)
+    below = above = 0
+    reps = 2000
+    for _ in range(reps):
+        x = draw(rng)
+        lo, hi = betting_interval(x, np.ones(x.size, dtype=np.int64), 0.95, (0.0, 1.0), rng)
+        below += hi < mean
+        above += lo > mean
+    for miss in (below / reps, above / reps):
+        assert 0.005 <= miss <= 0.025 + 3 * math.sqrt(0.025 * 0.975 / reps), (name, miss)
+
+
 @pytest.mark.parametrize("M", [30, 100, 1000])
 def test_no_score_above_zero_gives_about_clopper_pearson(M):
     """Every score 0: the upper end is about log(2/alpha) / (c M) (c = BET_CAP), next to Clopper-Pearson's
@@ -155,12 +174,61 @@ def test_evaluate_and_tables_name_the_widened_rows():
     assert "95% exact+betting" in ev.summary()
     text = " ".join(to_terminal(ev).split())
     assert "[95% equal-tailed credible interval]" in text
-    assert "Far end from the betting confidence interval (few questions carry the metric): m pass^8." in text
+    assert "Far end from a betting confidence bound (few questions carry the metric): m pass^8." in text
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         only = be.evaluate({"m": R}, ["pass^8"], interval="exact+betting")
+        asked = be.evaluate({"d": _dense(), "m": R}, ["pass^8", "pass^32"], interval="exact+betting")
     text = " ".join(to_markdown(only).split())
-    assert "[95% equal-tailed, far end from the betting interval confidence interval]" in text and "Far end" not in text
+    assert "[95% equal-tailed (far end: betting confidence bound) credible interval]" in text and "Far end" not in text
+    # asked for: the rows it could answer are named without a reason that is not theirs (d is carried by many)
+    assert [e.interval for e in asked] == ["exact+betting", "exact", "exact+betting", "exact"]
+    text = " ".join(to_markdown(asked).split())
+    assert "Far end from a betting confidence bound: d pass^8, m pass^8." in text
+    assert "Equal-tailed posterior interval where exact+betting does not apply: d pass^32, m pass^32." in text
+
+
+def test_the_row_stays_the_posteriors_where_the_betting_bound_lies_inside():
+    """Two of 10,000 questions carry pass^2: the warning fires, but the betting bound (about 4.1 / M above the
+    estimate's end) lies inside the posterior's far end, so the row keeps "exact" and the warning says why; at
+    2,000 questions it reaches further and the row is widened."""
+    rows = {}
+    for M in (2000, 10_000):
+        R = np.zeros((M, 4), dtype=int)
+        R[:2] = 1
+        R[2, :2] = 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows[M] = (be.estimate(R, "pass^2"), be.estimate(R, "pass^2", interval="exact"))
+    (wide, exact), (inside, exact_10k) = rows[2000], rows[10_000]
+    assert wide.interval == "exact+betting" and wide.hi > exact.hi and wide.lo == exact.lo
+    assert inside.interval == "exact" and (inside.lo, inside.hi) == (exact_10k.lo, exact_10k.hi)
+    note = next(w for w in inside.warnings if "rests on about" in w)
+    assert "lies inside this interval's far end, so the interval is the posterior's" in note
+
+
+def test_pass_at_k_curves_do_not_advise_the_interval_the_table_already_has(tmp_path):
+    pytest.importorskip("matplotlib")
+    from bayeseval.report import plots
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plots.pass_at_k_curve({"m": _sparse()}, ks=[1, 8], save=tmp_path / "pk.png")
+    texts = [str(w.message) for w in caught if "rests on about" in str(w.message)]
+    assert texts and not any("interval='auto'" in t for t in texts)
+
+
+def test_betting_interval_refuses_what_voids_its_guarantee():
+    rng = np.random.default_rng(0)
+    one = np.array([0.5])
+    for args, match in (((np.array([2.0]), [3], 0.95, (0, 1)), "within bounds"),
+                        ((np.array([np.nan]), [3], 0.95, (0, 1)), "finite scores"),
+                        ((one, [3], 1.0, (0, 1)), "level"),
+                        ((one, [3], 0.95, (1, 0)), "lo < hi"),
+                        ((one, [2.5], 0.95, (0, 1)), "whole numbers"),
+                        ((np.array([]), [], 0.95, (0, 1)), "non-empty")):
+        with pytest.raises(ValueError, match=match):
+            betting_interval(*args, rng)
 
 
 def test_exact_plus_betting_refuses_the_benchmark_scope_and_k_above_n():

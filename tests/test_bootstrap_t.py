@@ -183,7 +183,7 @@ def test_the_few_carrying_warning_says_the_default_widened_and_advises_it_only_w
         return next(w for w in warnings if "rests on about" in w)
 
     auto = be.estimate(R, "pass^2")
-    assert auto.interval == "exact+betting" and "far end (away from the nearer end of the range) is widened" in few(
+    assert auto.interval == "exact+betting" and "far end (away from the nearer end of the range) is a betting" in few(
         auto.warnings)
     exact = be.estimate(R, "pass^2", interval="exact")
     assert exact.interval == "exact" and "interval='auto'" in few(exact.warnings)
@@ -191,4 +191,5 @@ def test_the_few_carrying_warning_says_the_default_widened_and_advises_it_only_w
               be.estimate(R, "pass^2", interval="exact+betting"), be.estimate(R, "geospectrum@2"),
               be.compare(R, R2, metric="pass^2").estimates["A"], be.compare_all({"a": R, "b": R2}, metric="pass^2").scores["a"]):
         text = few(e.warnings)
-        assert "interval='auto'" not in text and "is widened" not in text and "evaluate more questions" in text
+        assert "interval='auto'" not in text and "betting confidence bound" not in text
+        assert "evaluate more questions" in text

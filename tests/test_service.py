@@ -155,7 +155,7 @@ def test_metrics_bootstrap_t_interval_equals_library_and_refusals_name_the_field
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = B.estimate(sparse, "pass^8", seed=5, draws=2000, model="s").to_dict()
-    assert got == jsonable(want) and got["interval"] == "exact+betting" and any("is widened" in w for w in got["warnings"])
+    assert got == jsonable(want) and got["interval"] == "exact+betting" and any("is a betting confidence bound" in w for w in got["warnings"])
     one = client.post("/v1/metrics", json={**body, "metrics": ["pass@8", "pass@32"]})  # k > n: that row falls back
     assert one.status_code == 200, one.text
     p8, p32 = one.json()["estimates"]

@@ -80,6 +80,8 @@ __all__ = ["RobustPosterior"]
 
 CHECK_LL_TOL = 1e-5  # EM stop (nats per question) of the point fit that only feeds the model check
 FEW_CARRYING = 5.0  # fewer questions than this carrying the population-scope estimate: a warning (carrying_questions)
+#: the words of that warning, which tables look for to say why a row widened
+FEW_CARRYING_WORDS = "rests on about"
 MINORANT_DEGREES = 8  # at most this many linear programs (square_minorant) per payoff column: ragged trial counts
 MINORANT_BOX = 2.0  # square_minorant's coefficients within +-this times the largest g^2
 MINORANT_NOISE = 4.0  # a minorant whose per-question term has a pool-predictive sd above this many times its mean
@@ -500,7 +502,7 @@ class RobustPosterior(_BinaryPosterior):
         out = super()._model_checks(scope, advice)
         few = self.few_carrying(scope)
         if few is not None:
-            out.append(f"the estimate's distance from the nearer end of the range rests on about {few:.1f} of {self.M} "
+            out.append(f"the estimate's distance from the nearer end of the range {FEW_CARRYING_WORDS} {few:.1f} of {self.M} "
                        "questions: a posterior interval can be too narrow when so few questions carry the metric (in "
                        "simulated cells of 15-30 questions where this fires, the 95% equal-tailed posterior interval "
                        "covered 84-91%); evaluate more questions, or report the benchmark scope (these questions)"

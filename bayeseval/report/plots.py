@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -36,9 +37,9 @@ from .. import validate as V
 from .._text import fmt_prob
 from .._protocol import check_choice
 from ..posterior import METHODS
-from ..results import DEFAULT_INTERVAL, QUESTION_METHODS
+from ..results import DEFAULT_INTERVAL, QUESTION_METHODS, WIDER_ENDS_ADVICE
 from ..scores import Scores
-from .tables import INTERVAL_WORDS, estimates_of, interval_words, grid, level_label, point_of, scale_of
+from .tables import INTERVAL_WORDS, estimates_of, interval_words, widened_rows, grid, level_label, point_of, scale_of
 
 __all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density",
            "coverage_plot", "read_coverage_results", "strengths_plot", "COVERAGE_COLUMNS"]
@@ -136,7 +137,7 @@ def integer_axis(axis, values, log: bool) -> None:
 def _describe_intervals(ests) -> str:
     scopes = " / ".join(dict.fromkeys(e.scope for e in ests))
     priors = " / ".join(dict.fromkeys(e.prior for e in ests))
-    return f"{interval_words(ests)} intervals; {scopes} scope; prior {priors}"
+    return f"{interval_words(ests)} intervals; {scopes} scope; prior {priors}." + widened_rows(ests)
 
 
 # ----------------------------------------------------------------------------- forest
@@ -337,8 +338,12 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     x = np.array(ks, dtype=float)
     curves = {}  # name -> (point, lo, hi), in the order given
     for name, c in counts.items():
-        ests = [estimate(c, "pass@k", k=k, scope=scope, level=level, interval=interval, prior=prior, **estimate_kw)
-                for k in ks]
+        with warnings.catch_warnings(record=True) as caught:  # the curves' own interval is a posterior one: the
+            warnings.simplefilter("always")  # warnings' advice to widen it (the table's default does) is left out
+            ests = [estimate(c, "pass@k", k=k, scope=scope, level=level, interval=interval, prior=prior,
+                             **estimate_kw) for k in ks]
+        for w in caught:
+            warnings.warn(str(w.message).replace(WIDER_ENDS_ADVICE, ""), w.category, stacklevel=2)
         curves[name] = (np.array([point_of(e, point)[0] for e in ests]) * scale,
                         np.array([e.lo for e in ests]) * scale, np.array([e.hi for e in ests]) * scale)
     names = list(curves)

@@ -44,7 +44,8 @@ from typing import Any
 
 from .. import validate as V
 from .._text import near_bound, text_table
-from ..results import NOT_APPLIED, QUESTION_METHODS
+from ..posterior.robust import FEW_CARRYING_WORDS as FEW
+from ..results import BOOTSTRAP_T_METHODS, NOT_APPLIED, QUESTION_METHODS
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -55,7 +56,7 @@ CSV_FIELDS = ("dataset", "model", "metric", "value", "mean", "sd", "lo", "hi", "
 DELTA_FIELDS = ("baseline", "delta", "delta_lo", "delta_hi", "p_value", "p_adjusted", "adjust")
 INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation",
                   "bootstrap-t": "studentized-bootstrap", "exact+bootstrap-t": "equal-tailed + studentized-bootstrap "
-                  "(wider ends)", "exact+betting": "equal-tailed, far end from the betting interval"}
+                  "(wider ends)", "exact+betting": "equal-tailed (far end: betting confidence bound)"}
 WIDENED = "exact+betting"  # what the default interval ("auto") becomes where few questions carry a metric
 
 
@@ -68,10 +69,11 @@ def _split_widened(ests) -> tuple[list, list]:
 
 
 def interval_noun(ests) -> str:
-    """"credible" for posterior intervals, "confidence" for the intervals over questions (bootstrap-t, betting:
-    frequentist ones); rows the default widened are named apart (:func:`widened_rows`)."""
+    """"credible" for posterior intervals (and the exact one with a betting bound at its far end, whose other end
+    is the posterior's), "confidence" for the bootstrap-t intervals (frequentist ones); rows the default widened
+    are named apart (:func:`widened_rows`)."""
     rows, _ = _split_widened(ests)
-    return " / ".join(dict.fromkeys("confidence" if e.method in QUESTION_METHODS else "credible" for e in rows))
+    return " / ".join(dict.fromkeys("confidence" if e.method in BOOTSTRAP_T_METHODS else "credible" for e in rows))
 
 
 def interval_words(ests) -> str:
@@ -80,7 +82,7 @@ def interval_words(ests) -> str:
     >>> from types import SimpleNamespace as E
     >>> rows = [E(level=0.95, method="exact"), E(level=0.95, method="exact+betting")]
     >>> interval_words(rows), interval_words(rows[1:])
-    ('95% equal-tailed credible', '95% equal-tailed, far end from the betting interval confidence')
+    ('95% equal-tailed credible', '95% equal-tailed (far end: betting confidence bound) credible')
     """
     rows, _ = _split_widened(ests)
     levels = _distinct(level_label(e.level) for e in rows)
@@ -88,19 +90,21 @@ def interval_words(ests) -> str:
 
 
 def widened_rows(ests) -> str:
-    """The sentence that names the rows whose equal-tailed interval has its far end widened to the betting
-    interval's (the default, where few questions carry the metric; a table of other rows too), or "".
+    """The sentence that names the rows whose equal-tailed interval has its far end from a betting confidence bound
+    (in a table of other rows too), or ""; "few questions carry the metric" where each such row says so (the
+    default widened it; ``interval="exact+betting"`` widens every row).
 
     >>> from types import SimpleNamespace as E
-    >>> rows = [E(method="exact", model="a", metric="avg"), E(method="exact+betting", model="a", metric="pass^8")]
+    >>> rows = [E(method="exact", model="a", metric="avg", warnings=()),
+    ...         E(method="exact+betting", model="a", metric="pass^8", warnings=("... rests on about 2.1 of 30 ...",))]
     >>> widened_rows(rows)
-    ' Far end from the betting confidence interval (few questions carry the metric): a pass^8.'
+    ' Far end from a betting confidence bound (few questions carry the metric): a pass^8.'
     """
     _, widened = _split_widened(ests)
     if not widened:
         return ""
-    return (" Far end from the betting confidence interval (few questions carry the metric): "
-            f"{_row_names(widened)}.")
+    why = " (few questions carry the metric)" if all(any(FEW in w for w in e.warnings) for e in widened) else ""
+    return f" Far end from a betting confidence bound{why}: {_row_names(widened)}."
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}

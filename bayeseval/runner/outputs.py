@@ -237,11 +237,12 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     failed = result.failures
     total = M.size
     some = next(iter(ests.values()), None)
-    from ..report.tables import INTERVAL_WORDS
+    from ..report.tables import interval_words, widened_rows
+    shown = list(ests.values())
     lines = [f"{abbr}: the AISBench numbers ({len(complete)} questions x {n} samples, percent); beside them "
-             f"bayeseval's posterior mean and {pct} credible interval"
-             + (f" ({some.scope} scope, prior {some.prior}, {INTERVAL_WORDS.get(some.method, some.method)} interval)"
-                if some is not None else "") + "."]
+             f"bayeseval's posterior mean and "
+             + (f"{interval_words(shown)} interval ({some.scope} scope, prior {some.prior})." + widened_rows(shown)
+                if some is not None else f"{pct} credible interval.")]
     if failed:
         nq = int(np.isnan(M).any(axis=1).sum())
         lines.append(f"{failed} of {total} samples FAILED (in {nq} question{'s' if nq > 1 else ''}; errors in samples.jsonl): AISBench's "

@@ -167,7 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     cap = settings.max_cells
 
     @v1.post("/metrics", response_model=None, responses={200: {"model": MetricsResponse}},
-             summary="Metrics with credible (or bootstrap-t confidence) intervals per model")
+             summary="Metrics with credible intervals (or confidence intervals over questions) per model")
     async def metrics(req: MetricsRequest):
         check_cells({f"models.{n}": o for n, o in req.models.items()}, cap)
         return await _computed(pool, tasks.metrics, req)

@@ -293,7 +293,7 @@ class _Stats(_Body):
 
 
 class MetricsRequest(_Stats):
-    """``POST /v1/metrics``: metrics with credible intervals (or bootstrap-t confidence intervals) for each model."""
+    """``POST /v1/metrics``: metrics with credible intervals (or confidence intervals over questions) for each model."""
 
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
