@@ -178,57 +178,58 @@ def test_confirm_bound_numbers_quoted_are_the_benchmark_results():
     assert maj[9] == "above 97%" and f"(the oracle {maj[10]}%)" in flat
 
 
+def _table_rows(md: str, skip: str) -> list[list[str]]:
+    """The cells of a markdown table's body rows (header rows hold ``skip``)."""
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+            if line.startswith("| ") and "---" not in line and skip not in line]
+
+
 def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
-    """docs/honesty.md quotes results_population_alternatives.md: cells below the floor per method and metric, the
-    lowest bootstrap-t cell, the lowest cell of the wider-ends rule, and its pass^k / maj@k cells above and width;
-    the bootstrap-t docstring quotes the same lowest cell."""
+    """docs/honesty.md quotes results_population_alternatives.md: cells below and above the floor of the exact
+    interval and the default, the default's lowest cell and mean widths against the exact interval's, and the
+    alternatives' cells below (bootstrap-t's lowest cell also in its docstring) and the previous advice's width."""
     md = (ROOT / "benchmarks" / "results_population_alternatives.md").read_text(encoding="utf-8")
     flat = " ".join(page("honesty.md").split())
-    rows = {(r[0], r[1]): r for r in ([c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
-                                      if line.startswith("| ") and "---" not in line and "method" not in line)}
+    rows = {(r[0], r[1]): r for r in _table_rows(md, "method")}
     metrics = ("avg", "pass@k", "pass^k", "maj@k")
-    for method, quoted in (("default", "the default"), ("bootstrap-t", "bootstrap-t alone"), ("Hall", "JRSS-B 54(1))")):
-        below = " / ".join(rows[(m, method)][2] for m in metrics)
-        assert f"{quoted} {below}" in flat, (method, below)
-    low = min(float(rows[(m, "bootstrap-t")][4].split()[0]) for m in metrics)
-    assert rows[("pass^k", "bootstrap-t")][4].startswith(f"{low} (Beta(2,5), M=30, N=64)")
-    assert f"(lowest {low}%: pass^16 on Beta(2,5) at M = 30" in flat
-    assert f"pass^16 on 30 questions of a Beta(2,5) pool: {low}%" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
-    warned = [rows[(m, "hull if warned")] for m in metrics]
-    assert all(r[2] == "0" for r in warned)
-    lowest = min(float(r[4].split()[0]) for r in warned)
-    assert f"lowest cell {lowest}%" in flat
-    # the few-carrying warning and the bootstrap-t docstring quote the same floor ("at least 91%")
-    assert lowest >= 91.0
-    R = np.zeros((15, 4), dtype=int)
-    R[0] = 1
-    R[1, :2] = 1
-    warning = next(w for w in be.estimate(R, "pass^2").warnings if "rests on about" in w)
-    assert "joined, they covered at least 91% in every population cell simulated" in warning
+
+    def per_metric(method, col):
+        return " / ".join(rows[(m, method)][col] for m in metrics)
+
+    assert (f"the exact interval {per_metric('exact', 2)}, the default {per_metric('default', 2)} (lowest cell "
+            f"{min(float(rows[(m, 'default')][4].split()[0]) for m in metrics)}%); above it: "
+            f"{per_metric('exact', 3)} and {per_metric('default', 3)}") in flat
+    assert per_metric("default", 2) == "0 / 0 / 0 / 0"
+    widths = ", ".join(f"{m} {rows[(m, 'default')][6]} against {rows[(m, 'exact')][6]}" for m in metrics)
+    assert f"mean width {widths}" in flat
+    assert f"bootstrap-t alone {per_metric('bootstrap-t', 2)}" in flat and f"JRSS-B 54(1)) {per_metric('Hall', 2)}" in flat
+    low = rows[("pass^k", "bootstrap-t")][4]
+    assert low.startswith("74.7 (Beta(2,5), M=30, N=64)") and "(lowest 74.7%: pass^16 on Beta(2,5) at M = 30" in flat
+    assert "pass^16 on 30 questions of a Beta(2,5) pool: 74.7%" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
+    assert (f"mean pass^k width {rows[('pass^k', 'hull if warned')][6]} against the default's "
+            f"{rows[('pass^k', 'default')][6]}") in flat
     minutes = re.search(r"; ([\d.]+) min\.", md).group(1)
     assert f"`benchmarks/results_population_alternatives.md`, {minutes} min)" in flat
-    assert "covered at least 91% in every population cell" in " ".join(be.Estimate.bootstrap_t_interval.__doc__.split())
-    pk, mk = rows[("pass^k", "hull if warned")], rows[("maj@k", "hull if warned")]
-    assert f"pass^k {pk[3]} against {rows[('pass^k', 'default')][3]}, maj@k {mk[3]} against {rows[('maj@k', 'default')][3]}" in flat
-    assert f"(pass^k {pk[6]} against {rows[('pass^k', 'default')][6]})" in flat
 
 
 def test_few_carrying_numbers_quoted_are_the_benchmark_results():
-    """docs/honesty.md quotes benchmarks/results_few_carrying.md: how often the warning fires on the
-    logit-normal cells and on the cells within the floor, the warned replicates' coverage, and the unwarned
-    coverage of pass@16 on Beta(2,5) at M = 30."""
+    """docs/honesty.md quotes benchmarks/results_few_carrying.md: how often the warning fires on the logit-normal
+    cells and on the cells within the floor, the warned replicates' coverage by the exact interval and by the
+    default, and pass@16 on Beta(2,5) at M = 30 (share warned, unwarned coverage)."""
     md = (ROOT / "benchmarks" / "results_few_carrying.md").read_text(encoding="utf-8")
     flat = " ".join(page("honesty.md").split())
-    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
-            if line.startswith("| ") and "---" not in line and "pool" not in line]
+    rows = _table_rows(md, "pool")
     ln = [r for r in rows if r[0] == "logit-normal(0,2)"]
     shares = [int(r[4]) for r in ln]
     covs = [float(r[5].split()[0]) for r in ln]
-    assert f"fires in {min(shares)}-{max(shares)}% of replicates, whose intervals cover {min(covs):.1f}-{max(covs):.1f}%" in flat
+    default = {float(r[7].split()[0]) for r in ln}
+    assert default == {100.0}
+    assert (f"fires in {min(shares)}-{max(shares)}% of replicates, whose exact intervals cover "
+            f"{min(covs):.1f}-{max(covs):.1f}% and whose default intervals 100.0%") in flat
     healthy = [int(r[4]) for r in rows if r[0] in ("Beta(2,5)", "three clusters", "two clusters") and r[3] != "pass@16"]
     assert f"it fires in {min(healthy)}-{max(healthy)}%" in flat
     b25 = next(r for r in rows if r[0] == "Beta(2,5)" and r[3] == "pass@16")
-    assert f"unwarned replicates cover {b25[6].split()[0]}%" in flat
+    assert f"is warned in {b25[4]}% of replicates, and the unwarned ones cover {b25[6].split()[0]}%" in flat
 
 
 def test_compare_type_i_and_calibration_numbers_quoted_are_the_benchmark_results():
@@ -248,42 +249,46 @@ def test_compare_type_i_and_calibration_numbers_quoted_are_the_benchmark_results
 
 def test_tail_cells_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md, the few-carrying warning and Estimate.bootstrap_t_interval's docstring quote
-    benchmarks/results_tail_cells.md: coverage of the default, t, BCa and bootstrap-t in the three cells below
-    the floor, and the bootstrap-t and Hoeffding widths relative to the default's."""
+    benchmarks/results_tail_cells.md: the exact interval's and the default's coverage and width ratio in the three
+    cells that were below the floor, the betting interval's, Hoeffding's and bootstrap-t's."""
     import inspect
 
     from bayeseval.results import Estimate
 
     md = (ROOT / "benchmarks" / "results_tail_cells.md").read_text(encoding="utf-8")
     flat = " ".join(page("honesty.md").split())
-    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
-            if line.startswith("| ") and "---" not in line and "pool" not in line]
-    methods = ("default", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding")
-    cov = {(r[0], r[2]): {m: float(c.split()[0]) for m, c in zip(methods, r[4:10])} for r in rows}
-    wid = {(r[0], r[2]): {m: float(c.split(" w ")[1]) for m, c in zip(methods, r[4:10])} for r in rows}
+    methods = ("default", "exact", "t", "percentile", "BCa", "bootstrap-t", "Hoeffding", "betting", "exact+bootstrap-t")
+    head = next(r for r in _table_rows(md, "---") if r[0] == "M")
+    assert tuple(head[4:13]) == methods
+    rows = [r for r in _table_rows(md, "pool")]
+    cov = {(r[0], r[2]): {m: float(c.split()[0]) for m, c in zip(methods, r[4:13])} for r in rows}
+    wid = {(r[0], r[2]): {m: float(c.split(" w ")[1]) for m, c in zip(methods, r[4:13])} for r in rows}
     low = [("30", "Beta(2,5)"), ("30", "logit-normal(0,2)"), ("15", "logit-normal(0,2)")]
     for key in low:
-        c = cov[key]
-        quoted = f"{c['default']}%, {c['t']}%, {c['BCa']}%, {c['bootstrap-t']}%"
-        if key == low[0]:
-            quoted = f"default {c['default']}%, t {c['t']}%, BCa {c['BCa']}%, bootstrap-t {c['bootstrap-t']}%"
-        assert quoted in flat, key
-        assert f"{wid[key]['bootstrap-t'] / wid[key]['default']:.1f} times" in flat, key
+        c, w = cov[key], wid[key]
+        assert f"{c['exact']}% -> {c['default']}% ({w['default'] / w['exact']:.1f} times the width)" in flat, key
+        assert c["default"] >= 93.0 > c["exact"]
+
+    def span(values, fmt="{}"):
+        return f"{fmt.format(min(values))}-{fmt.format(max(values))}"
+
+    ratio = lambda m: [wid[k][m] / wid[k]["exact"] for k in low]  # noqa: E731
+    assert (f"The betting interval alone covers {span([cov[k]['betting'] for k in low])}% at "
+            f"{span(ratio('betting'), '{:.1f}')} times the exact interval's width") in flat
+    assert f"Hoeffding's bound 100% at {span(ratio('Hoeffding'), '{:.1f}')} times" in flat
     boot = [cov[k]["bootstrap-t"] for k in low]
-    default = [cov[k]["default"] for k in low]
-    ratio = [wid[k]["bootstrap-t"] / wid[k]["default"] for k in low]
-    hoeff = [wid[k]["Hoeffding"] / wid[k]["default"] for k in low]
-    assert f"Hoeffding's bound covers 100% at {min(hoeff):.1f}-{max(hoeff):.1f} times the width" in flat
+    assert f"`interval=\"bootstrap-t\"`) {span(boot)}%, at {span(ratio('bootstrap-t'), '{:.1f}')} times the width" in flat
+    exact = [cov[k]["exact"] for k in low]
     doc = " ".join(inspect.getdoc(Estimate.bootstrap_t_interval).split())
-    span = f"covered {min(boot)}-{max(boot)}% where the default covered {min(default)}-{max(default)}%"
-    assert span in doc and f"at {min(ratio):.1f}-{max(ratio):.1f} times the width" in doc
+    assert f"covered {span(boot)}% where the exact interval covered {span(exact)}%" in doc
+    assert f"at {span(ratio('bootstrap-t'), '{:.1f}')} times the width" in doc
     R = np.zeros((15, 4), dtype=int)
     R[0] = 1
     R[1, :2] = 1
     warned = " ".join(be.estimate(R, "pass^2").warnings)
-    assert f"where it fires, the default 95% interval covered {round(min(default))}-{round(max(default))}%" in warned
-    hull = [next(float(c.split()[0]) for r in rows if (r[0], r[2]) == k for c in r[10:11]) for k in low]
-    assert f"On the three tail cells above it covers {hull[0]}%, {hull[1]}% and {hull[2]}%" in flat
+    assert (f"where this fires, the 95% equal-tailed posterior interval covered {round(min(exact))}-"
+            f"{round(max(exact))}%") in warned
+    assert f"that cell's default covers {cov[low[0]]['default']}% (2,000 replicates" in flat
 
 
 def test_minorant_bound_numbers_quoted_are_the_grid_results():
