@@ -16,7 +16,7 @@ the estimator's true sd (benchmark scope: sqrt(sum_i Var(ghat_i | p_i)) / M from
 sd(ghat) / sqrt(M) over the pool), clipped to the range.  Where even the oracle covers more than 97%, the error's
 law is too discrete or too skewed for a normal interval with the right variance to sit inside [93, 97].
 
-    python benchmarks/coverage_robust.py --out benchmarks/results_coverage_robust.md   # about 30 min, 2 cores
+    python benchmarks/coverage_robust.py --out benchmarks/results_coverage_robust.md   # over 70 min, 2 cores
     python benchmarks/coverage_robust.py --prior hierarchical --out /tmp/before.md     # the previous default
     python benchmarks/coverage_robust.py --quick                                       # a few cells
     python benchmarks/coverage_robust.py --ns 1 --out benchmarks/results_coverage_robust_n1.md  # N = 1 only
