@@ -352,7 +352,7 @@ def test_rounded_values_do_not_read_as_certainty(game24_page):
     e = B.estimate(B.load(DATA / "tot_game24.json")["gpt-4 CoT"], "pass^10")
     assert e.interval == "exact+betting" and e.lo == 0.0 and 0.03 < e.hi < 0.05
     assert re.search(rf"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0, {100 * e.hi:.1f}\]", text), text[:0]
-    assert "Far end from the betting confidence interval (few questions carry the metric): " in text
+    assert "Far end from a betting confidence bound (few questions carry the metric): " in text
     assert "gpt-4 CoT pass^10" in text.split("Far end from")[1].split(".")[0]
     assert fmt_bounded(0.99996, 1, 100.0) == "99.9960" and fmt_bounded(1.0, 1, 100.0) == "100.0"
 
