@@ -41,15 +41,39 @@ def normal_interval(mu: float, sigma: float, confidence: float, bounds) -> tuple
     return float(lo), float(hi)
 
 
-BET_CAP = 0.9  # a bet never risks more than 90% of the capital on one observation (any cap below 1 keeps the guarantee)
+CI_BET_CAP = 0.9  # the fixed-sample interval's bets never risk more than 90% of the capital on one observation (any
+# cap below 1 keeps the guarantee; the confidence sequence of sequential/confseq.py uses its own, CS_BET_CAP = 0.5)
+
+
+def plugin_variance(x: np.ndarray, state: tuple[int, float, float] = (0, 0.0, 0.0)):
+    r"""The predictable plug-in's running variance before each new observation of ``x`` (values in [0, 1]):
+
+    .. math::  \hat\mu_t = \frac{1/2 + \sum_{i \le t} x_i}{t + 1}, \qquad
+               \hat\sigma^2_{t-1} = \frac{1/4 + \sum_{i < t} (x_i - \hat\mu_i)^2}{t}
+
+    (Waudby-Smith & Ramdas 2024, JRSS-B 86(1), Section 3.3), so a bet on ``x_t`` uses the earlier
+    observations only.  ``state`` = (t, sum x, sum (x_i - mu_i)^2) before ``x`` lets a stream continue.
+    Returns ``(t, sigma2_prev, new_state)``: the index of each observation, its plug-in variance, the sums after ``x``.
+
+    >>> t, v, state = plugin_variance(np.array([1.0, 0.0]))
+    >>> t.tolist(), [round(float(a), 4) for a in v], state
+    ([1.0, 2.0], [0.25, 0.1562], (2, 1.0, 0.3125))
+    """
+    t0, sx, sv = state
+    t = t0 + np.arange(1, x.size + 1, dtype=np.float64)
+    csum = sx + np.cumsum(x)
+    mu = (0.5 + csum) / (t + 1.0)
+    csv = sv + np.cumsum((x - mu) ** 2)
+    var_prev = (0.25 + np.concatenate([[sv], csv[:-1]])) / t
+    return t, var_prev, (int(t[-1]), float(csum[-1]), float(csv[-1]))
 
 
 def _log_wealth_max(u: np.ndarray, lam: np.ndarray, m: float, up: bool) -> float:
-    """Largest log capital over time of betting ``lam`` (truncated to keep every factor >= 1 - BET_CAP) on
+    """Largest log capital over time of betting ``lam`` (truncated to keep every factor >= 1 - CI_BET_CAP) on
     ``u > m`` (``up``) or on ``u < m``, for observations ``u`` in [0, 1] in their order."""
     d = u - m if up else m - u
     room = m if up else 1.0 - m  # the largest loss per unit bet
-    bet = np.minimum(lam, BET_CAP / room) if room > 0 else lam
+    bet = np.minimum(lam, CI_BET_CAP / room) if room > 0 else lam
     return float(np.max(np.cumsum(np.log1p(bet * d)), initial=0.0))
 
 
@@ -66,12 +90,13 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
                \lambda_i^+ = \min(\lambda_i, c / m),
 
     with ``sigma^2_{i-1}`` the running variance of the earlier scores (one pseudo-score of variance 1/4
-    before the first) and ``c = 0.9`` (``BET_CAP``: every factor stays at least ``1 - c > 0``), holds a nonnegative
-    martingale when the mean is ``m``; by Ville's inequality it ever
+    before the first: ``plugin_variance``) and ``c = 0.9`` (``CI_BET_CAP``: every factor stays at least
+    ``1 - c > 0``), holds a nonnegative martingale when the mean is ``m``; by Ville's inequality it ever
     reaches ``2/alpha`` with probability at most ``alpha/2``.  The lower end is the smallest ``m`` at which
     it never does (``K^+`` and its running maximum only fall as ``m`` grows, so bisection over the range finds
-    it, to ``tol``); the upper end mirrors it with bets on ``u_i < m``.  So the interval covers the mean with probability at least ``level`` whatever the
-    pool, the bets being predictable (each uses the earlier scores only).  The bet size is the paper's
+    it, to ``tol``); the upper end mirrors it with bets on ``u_i < m``.  So the interval covers the mean with
+    probability at least ``level`` whatever the pool, the bets being predictable (each uses the earlier
+    scores only).  The bet size is the paper's
     predictable plug-in for a sample of known size ``M`` (Waudby-Smith & Ramdas 2024, "Estimating means of
     bounded random variables by betting", JRSS-B 86(1), 1-27, Section 4); each side at ``alpha/2`` instead of
     their hedged capital makes the set an interval whose ends bisection finds exactly, at most a little wider.
@@ -111,9 +136,7 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
     u = u[rng.permutation(u.size)]
     M = u.size
     alpha = 1.0 - level
-    t = np.arange(1, M + 1, dtype=np.float64)
-    mu = (0.5 + np.cumsum(u)) / (t + 1.0)
-    var_prev = (0.25 + np.concatenate([[0.0], np.cumsum((u - mu) ** 2)[:-1]])) / t
+    _, var_prev, _ = plugin_variance(u)
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (M * var_prev))
     threshold = math.log(2.0 / alpha)
 

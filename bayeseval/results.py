@@ -52,8 +52,9 @@ class ModelCheckWarning(UserWarning):
     :attr:`Estimate.warnings`)."""
 
 DEFAULT_SCOPE = "population"
-#: an estimate's default: the equal-tailed posterior interval, widened to the betting interval's ends where the
-#: population-scope result warns that few questions carry it (``Posterior.few_carrying``)
+#: an estimate's default: the equal-tailed posterior interval; where the population-scope result warns that few
+#: questions carry it (``Posterior.few_carrying``), its far end (away from the range's end nearer the estimate) is
+#: moved out to the betting interval's, the near end kept
 DEFAULT_INTERVAL = "auto"
 #: the default of compare and compare_all, whose intervals are posterior intervals
 POSTERIOR_INTERVAL = "exact"

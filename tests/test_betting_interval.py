@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import bayeseval as be
-from bayeseval.intervals import BET_CAP, betting_interval
+from bayeseval.intervals import CI_BET_CAP, betting_interval
 from bayeseval.report.tables import to_markdown, to_terminal
 from bayeseval.results import BootstrapTUnavailable, widen
 
@@ -36,8 +36,8 @@ def _brute_force(u: np.ndarray, level: float, grid: np.ndarray) -> tuple[float, 
         up = dn = 0.0
         best_up = best_dn = 0.0
         for x, lt in zip(u, lam):
-            up += math.log1p(min(lt, BET_CAP / m if m > 0 else math.inf) * (x - m))
-            dn += math.log1p(min(lt, BET_CAP / (1 - m) if m < 1 else math.inf) * (m - x))
+            up += math.log1p(min(lt, CI_BET_CAP / m if m > 0 else math.inf) * (x - m))
+            dn += math.log1p(min(lt, CI_BET_CAP / (1 - m) if m < 1 else math.inf) * (m - x))
             best_up, best_dn = max(best_up, up), max(best_dn, dn)
         kept.append(best_up < math.log(2 / alpha) and best_dn < math.log(2 / alpha))
     inside = grid[np.array(kept)]
@@ -109,7 +109,7 @@ def test_near_nominal_each_side_misses_close_to_but_below_alpha_over_2(name, dra
 
 @pytest.mark.parametrize("M", [30, 100, 1000])
 def test_no_score_above_zero_gives_about_clopper_pearson(M):
-    """Every score 0: the upper end is about log(2/alpha) / (c M) (c = BET_CAP), next to Clopper-Pearson's
+    """Every score 0: the upper end is about log(2/alpha) / (c M) (c = CI_BET_CAP), next to Clopper-Pearson's
     one-sided 97.5% bound for 0 of M, log(40) / M roughly."""
     lo, hi = betting_interval(np.array([0.0]), np.array([M]), 0.95, (0.0, 1.0), np.random.default_rng(0))
     cp = stats.binomtest(0, M).proportion_ci(0.95, "exact").high

@@ -61,10 +61,12 @@ import math
 import numpy as np
 
 from .. import validate as V
+from ..intervals import plugin_variance
 
 __all__ = ["BettingCS", "capital_at"]
 
-BET_CAP = 0.5  # c: the bet never risks more than half the capital on one observation
+CS_BET_CAP = 0.5  # c: the bet never risks more than half the capital on one observation (the fixed-sample
+# betting interval of intervals.py has its own, CI_BET_CAP = 0.9)
 AGRAPA_CAP = 0.75  # the paper's truncation for aGRAPA
 GRID = 4001
 _BLOCK = 1 << 22  # cells (observations x grid points) per block: bounds memory at about 100 MB
@@ -75,14 +77,9 @@ def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, floa
 
     ``state`` = (t, sum x, sum (x_i - mu_i)^2) before ``x``.
     """
-    t0, sx, sv = state
-    t = t0 + np.arange(1, x.size + 1)  # the index of each new observation
-    csum = sx + np.cumsum(x)
-    mu = (0.5 + csum) / (t + 1.0)  # mu_hat_t, which includes x_t
-    csv = sv + np.cumsum((x - mu) ** 2)
-    var_prev = (0.25 + np.concatenate([[sv], csv[:-1]])) / t  # sigma^2_{t-1} = (1/4 + sum_{i<t}) / t
+    t, var_prev, state = plugin_variance(x, state)  # sigma^2_{t-1} = (1/4 + sum_{i<t} (x_i - mu_i)^2) / t
     lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
-    return lam, (int(t[-1]), float(csum[-1]), float(csv[-1]))
+    return lam, state
 
 
 def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float]):
@@ -100,7 +97,7 @@ def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float]):
 
 
 def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.ndarray, logm0: np.ndarray,
-                       cap: float = BET_CAP):
+                       cap: float = CS_BET_CAP):
     """Cumulative log capitals of the two bets, (T, G) each, starting from ``logp0``, ``logm0`` (G,).
 
     ``lam`` is ``(T,)`` (one size for every candidate, bet both ways) or ``(T, G)`` signed (positive: on
@@ -280,7 +277,7 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin
         csv = np.cumsum((x - mu) ** 2, axis=1)
         var_prev = (0.25 + np.concatenate([np.zeros((R, 1)), csv[:, :-1]], axis=1)) / t
         lam_up = lam_dn = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
-        cap = BET_CAP
+        cap = CS_BET_CAP
     up = np.log1p(np.minimum(lam_up, cap / m if m > 0 else np.inf) * y).cumsum(axis=1)
     dn = np.log1p(-np.minimum(lam_dn, cap / (1 - m) if m < 1 else np.inf) * y).cumsum(axis=1)
     return np.maximum.accumulate(_hedged(up, dn), axis=1)
