@@ -60,6 +60,8 @@ def plugin_variance(x: np.ndarray, state: tuple[int, float, float] = (0, 0.0, 0.
     ([1.0, 2.0], [0.25, 0.1562], (2, 1.0, 0.3125))
     """
     t0, sx, sv = state
+    if x.size == 0:
+        return np.zeros(0), np.zeros(0), (int(t0), float(sx), float(sv))
     t = t0 + np.arange(1, x.size + 1, dtype=np.float64)
     csum = sx + np.cumsum(x)
     mu = (0.5 + csum) / (t + 1.0)
@@ -115,13 +117,18 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
         lo_b, hi_b = (float(b) for b in bounds)
     except (TypeError, ValueError):
         raise V.InputTypeError(f"bounds must be two numbers (lo, hi), got {V.describe(bounds)}") from None
-    if not (math.isfinite(lo_b) and math.isfinite(hi_b) and lo_b < hi_b):
-        raise ValueError(f"bounds must be two finite numbers lo < hi, got ({lo_b}, {hi_b})")
-    x = np.asarray(x, dtype=np.float64).ravel()
-    f = np.asarray(freq).ravel()
-    if f.shape != x.shape or x.size == 0:
-        raise ValueError(f"x and freq must be two equally long, non-empty lists (scores and how many questions have "
-                         f"each), got {x.size} and {f.size}")
+    if not (math.isfinite(lo_b) and math.isfinite(hi_b) and lo_b < hi_b and math.isfinite(hi_b - lo_b)):
+        raise ValueError(f"bounds must be two finite numbers lo < hi (a finite width), got ({lo_b}, {hi_b})")
+    if not isinstance(rng, np.random.Generator):
+        raise V.InputTypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {V.describe(rng)}")
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise V.InputTypeError(f"x must be numbers (the scores), got {V.describe(x)}") from None
+    f = np.asarray(freq)
+    if f.shape != x.shape or x.ndim != 1 or x.size == 0:
+        raise ValueError(f"x and freq must be two equally long, non-empty, one-dimensional lists (scores and how many "
+                         f"questions have each), got shapes {x.shape} and {f.shape}")
     if not np.issubdtype(f.dtype, np.number) or not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f != np.round(f)) \
             or f.sum() < 1:
         raise ValueError("freq must hold whole numbers >= 0 (questions per score), at least one of them positive")

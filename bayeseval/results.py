@@ -109,6 +109,7 @@ class Estimate(Result):
     seed: int | None = None
     warnings: tuple = ()
     _post: Posterior | None = field(default=None, repr=False)
+    _asked: str | None = field(default=None, repr=False)  # the method asked for ("auto": re-resolved at another level)
 
     @property
     def interval(self) -> str:
@@ -117,10 +118,11 @@ class Estimate(Result):
         return self.method
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
-        """Interval at another credibility ``level`` and/or ``method`` (same scope, prior and seed)."""
+        """Interval at another credibility ``level`` and/or ``method`` (same scope, prior and seed); an estimate
+        made with ``"auto"`` decides again at the new level what ``"auto"`` stands for."""
         level = self.level if level is None else V.confidence(level, "level")
-        method = self.method if method is None else check_choice(method, "method", ESTIMATE_INTERVALS)
-        if level == self.level and method == self.method:
+        method = (self._asked or self.method) if method is None else check_choice(method, "method", ESTIMATE_INTERVALS)
+        if level == self.level and method in (self.method, self._asked):
             return self.lo, self.hi
         draws = self.draws_n or DEFAULT_DRAWS
         resamples = draws if self.method in BOOTSTRAP_T_METHODS else BOOTSTRAP_T_RESAMPLES  # bootstrap_t_interval's
@@ -265,11 +267,18 @@ def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed
     return bootstrap_t(x, post.freq, level, resamples, np.random.default_rng(seed), post.range)
 
 
+def _contain(lo: float, hi: float, value: float | None) -> tuple[float, float]:
+    """``(lo, hi)`` reaching out to ``value`` where it lies outside (an interval contains its reported value)."""
+    return (lo, hi) if value is None else (min(lo, value), max(hi, value))
+
+
 def _interval(post: Posterior, scope: str, level: float, method: str, draws: int, seed: int,
               value: float | None = None, resamples: int | None = None) -> tuple[float, float]:
     """The interval in ``scope``; where the reported ``value`` sits on a bound of the metric's range
     (every question solved, say) and outside the central interval, the one-sided interval that holds
-    ``level`` of the posterior and reaches that bound, so an interval always contains its value there.
+    ``level`` of the posterior and reaches that bound, so an interval always contains its value there; where
+    it lies inside the range but outside the interval (a skewed posterior at a low level), the nearer end
+    moves to the value.
     ``bootstrap-t``: :func:`_bootstrap_t` with ``resamples`` (default ``draws``), which refuses questions that
     are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one; ``exact+betting``: the
     exact interval with its far end widened to the betting interval's (:func:`widen`); ``auto``:
@@ -277,7 +286,7 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
     resamples = draws if resamples is None else resamples
     method = resolve_interval(post, scope, method)
     if method == "bootstrap-t":
-        return _bootstrap_t(post, scope, level, resamples, seed)
+        return _contain(*_bootstrap_t(post, scope, level, resamples, seed), value)
     if method == "exact+betting":
         return widen(post, scope, level, *_interval(post, scope, level, "exact", draws, seed, value), seed)
     if method == "exact+bootstrap-t":
@@ -299,8 +308,11 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
             x = post.draws(scope, draws, np.random.default_rng(seed))
             lo, hi = interval_from_draws(x, level, method)
             lo, hi = max(lo, lo_b), min(hi, hi_b)
-    if value is None or lo <= value <= hi or not (value >= hi_b or value <= lo_b):
+    if value is None or lo <= value <= hi:
         return lo, hi
+    if lo_b < value < hi_b:  # inside the range: the nearer end moves to the value (a posterior whose median sits
+        # away from the unbiased estimate, at a low level), so the interval contains what it is reported with
+        return _contain(lo, hi, value)
     if method == "normal":
         from scipy.special import ndtri
 
@@ -430,6 +442,11 @@ WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the r
 INSIDE_NOTE = ("; a betting confidence bound, which misses at most half the complement of the level whatever the "
                "pool, lies inside this interval's far end, so the interval is the posterior's (docs/honesty.md)")
 
+#: where a metric extrapolates beyond the trials run (population scope): the bounds that need no pool model
+POOL_FREE_NOTE = ("without a population model: every pool of questions whose count histograms fit these counts "
+                  "({level:.0%} simultaneous bands) puts {label} within [{lo:.4g}, {hi:.4g}] (docs/model.md, "
+                  "'Beyond the trials run')")
+
 
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
               model: str | None = None, advise: bool = True) -> Estimate:
@@ -439,11 +456,11 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     mean, sd = post.moments(scope)
     value = post.value()
     asked, method = method, resolve_interval(post, scope, method)
-    considered = asked == DEFAULT_INTERVAL and method == "exact+betting"  # the default looked at the betting bound
+    considered = method == "exact+betting"  # the default (or the caller) looked at the betting bound
     if method == "exact+betting":
         exact = _interval(post, scope, level, "exact", draws, seed, value)
         lo, hi = widen(post, scope, level, *exact, seed)
-        if considered and (lo, hi) == exact:  # the betting bound lies inside: the row is the posterior's
+        if (lo, hi) == exact:  # the betting bound lies inside: the row is the posterior's, and says so
             method = "exact"
     else:
         lo, hi = _interval(post, scope, level, method, draws, seed, value)
@@ -454,6 +471,9 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     else:
         advice = ""
     notes = tuple(post.checks(scope, mean, sd, value, advice))
+    bounds = post.pool_free_bounds(level) if scope == "population" else None
+    if bounds is not None:
+        notes += (POOL_FREE_NOTE.format(level=level, label=post.spec.label, lo=bounds[0], hi=bounds[1]),)
     for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
         warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
     n = post.counts.n
@@ -461,7 +481,7 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     return Estimate(
         metric=post.spec.label, value=value, mean=mean, sd=sd, lo=lo, hi=hi, level=level, scope=scope,
         method=method, M=post.M, N=N, prior=post.prior.label, model=model, miller_se=post.miller_se(),
-        draws_n=draws if method != "normal" else None, seed=seed, warnings=notes, _post=post,
+        draws_n=draws if method != "normal" else None, seed=seed, warnings=notes, _post=post, _asked=asked,
     )
 
 

@@ -11,6 +11,8 @@ import json
 import math
 import warnings
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -215,6 +217,44 @@ def test_pass_at_k_curves_do_not_advise_the_interval_the_table_already_has(tmp_p
     assert texts and not any("interval='auto'" in t for t in texts)
 
 
+def test_explicit_betting_that_moves_nothing_is_called_exact():
+    """interval="exact+betting" asked for explicitly: a row whose betting bound lies inside is the posterior's and
+    says so (it was named among the widened rows)."""
+    R = np.array([[1, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        asked = be.estimate(R, "avg", interval="exact+betting")
+        exact = be.estimate(R, "avg", interval="exact")
+    assert (asked.lo, asked.hi) == (exact.lo, exact.hi) and asked.interval == "exact"
+
+
+def test_an_auto_estimate_decides_again_at_another_level():
+    """confidence_interval(level) of an estimate made with "auto" equals the estimate made at that level."""
+    R = np.array([[1, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = be.estimate(R, "avg")
+        at_half = be.estimate(R, "avg", level=0.5)
+    assert e.interval == "exact" and at_half.interval == "exact+betting"
+    assert e.confidence_interval(0.5) == (at_half.lo, at_half.hi)
+    assert e.confidence_interval(0.5, "exact") != (at_half.lo, at_half.hi)
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_every_interval_contains_its_value_at_a_low_level(flip):
+    """A skewed posterior at level 0.5: its equal-tailed interval's near end passed the reported value (0.0156 in
+    [0.0157, 0.187]); the nearer end now moves to the value, for every method."""
+    R = np.zeros((8, 8), dtype=int)
+    R[0, 0] = 1
+    R = 1 - R if flip else R
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for method in ("auto", "exact", "hdi", "exact+betting"):
+            e = be.estimate(R, "avg", level=0.5, interval=method)
+            assert e.lo <= e.value <= e.hi, (method, e)
+            assert min(abs(e.lo - e.value), abs(e.hi - e.value)) < 0.05
+
+
 def test_betting_interval_refuses_what_voids_its_guarantee():
     rng = np.random.default_rng(0)
     one = np.array([0.5])
@@ -226,6 +266,14 @@ def test_betting_interval_refuses_what_voids_its_guarantee():
                         ((np.array([]), [], 0.95, (0, 1)), "non-empty")):
         with pytest.raises(ValueError, match=match):
             betting_interval(*args, rng)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        betting_interval(np.array([[0.0, 1.0]]), np.array([[1], [1]]), 0.95, (0, 1), rng)
+    with pytest.raises(ValueError, match="finite width"):
+        betting_interval(one, [3], 0.95, (-1e308, 1e308), rng)
+    with pytest.raises(TypeError, match="rng must be a numpy Generator"):
+        betting_interval(one, [3], 0.95, (0, 1), None)
+    with pytest.raises(TypeError, match="x must be numbers"):
+        betting_interval(["a"], [3], 0.95, (0, 1), rng)
 
 
 def test_exact_plus_betting_refuses_the_benchmark_scope_and_k_above_n():
@@ -253,3 +301,22 @@ def test_cli_default_is_auto_and_refuses_betting_in_benchmark_scope(tmp_path, ca
     assert main(["report", str(path), "--interval", "exact+betting", "--scope", "benchmark", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--interval exact+betting treats the questions as a sample" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_far_end_over_question_orders_is_as_documented():
+    """docs/honesty.md quotes how far the widened far end moves with the seed (the questions' order)."""
+    rng = np.random.default_rng(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while True:
+            p = 1 / (1 + np.exp(-rng.normal(0, 2, 30)))
+            R = (rng.random((30, 64)) < p[:, None]).astype(int)
+            if be.estimate(R, "pass^16", seed=0)._post.few_carrying("population") is not None:
+                break
+        exact = be.estimate(R, "pass^16", interval="exact")
+        rows = [be.estimate(R, "pass^16", seed=s) for s in range(20)]
+    far = np.array([e.hi for e in rows])
+    assert all(e.interval == "exact+betting" and e.lo < exact.lo + 0.01 for e in rows)
+    flat = " ".join((Path(__file__).parents[1] / "docs" / "honesty.md").read_text(encoding="utf-8").split())
+    assert (f"estimate {rows[0].value:.3f}, exact interval [{exact.lo:.3f}, {exact.hi:.3f}]), 20 seeds put the widened "
+            f"far end between {far.min():.3f} and {far.max():.3f} (sd {far.std(ddof=1):.3f};") in flat
