@@ -140,6 +140,11 @@ class Posterior(ABC):
         """Model-specific checks (none by default); ``advice`` as in :meth:`checks`."""
         return []
 
+    def pool_free_bounds(self, level: float) -> tuple[float, float] | None:
+        """Population-scope bounds that rest on no model of the pool, where the metric extrapolates beyond the
+        trials run (None by default: no extrapolation, or no such bounds for this model)."""
+        return None
+
     def few_carrying(self, scope: str) -> float | None:
         """How many questions carry the estimate in ``scope`` where the model warns that they are too few for
         its interval (the default interval then widens), else None (the default: no such check)."""

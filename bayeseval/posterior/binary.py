@@ -69,6 +69,17 @@ class _BinaryPosterior(Posterior):
         gy = (1 - lam) * _geo(ds[:1], ds[1:], lam)[0] / ds[1] if ds[1] > 0 and lam < 1 else 0.0
         return gx * P[:, 0] + gy * P[:, 1]
 
+    def pool_free_bounds(self, level: float) -> tuple[float, float] | None:
+        """Population scope, k > n: bounds on the metric that hold for every pool of questions whose count
+        histograms fit these counts (:func:`bayeseval.posterior.identify.pool_free_bounds`); None where the
+        metric needs no extrapolation, is a blend (geospectrum), or no pool fits."""
+        from .check import count_histograms
+        from .identify import pool_free_bounds
+
+        if self.spec.kind in ("mean", "geospectrum") or int(self.counts.n.min()) >= self.spec.k:
+            return None
+        return pool_free_bounds(count_histograms(self.n_u, self.s_u, self.freq), self.C[:, 0], level)
+
     # ------------------------------------------------------------------ model checks
     def pool_predictive(self, n: int) -> np.ndarray | None:
         """``P(s | n)``, ``s = 0..n``, for a new question under the fitted pool (None: no pool model)."""
