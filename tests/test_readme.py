@@ -184,6 +184,25 @@ def _table_rows(md: str, skip: str) -> list[list[str]]:
             if line.startswith("| ") and "---" not in line and skip not in line]
 
 
+def test_small_m_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_small_m.md: the default's largest one-side miss (and its cell), the largest
+    two-sided miss, the largest one-side miss at M <= 5, and the exact interval's largest one-side miss."""
+    md = (ROOT / "benchmarks" / "results_small_m.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = _table_rows(md, "warned %")
+    side = lambda r, col: [float(x) for x in r[col].split(" / ")]  # noqa: E731
+    assert len(rows) == 72
+    worst = max(rows, key=lambda r: max(side(r, 5)))
+    names = {"real: cruxeval": "the CRUXEval pool", "Beta(0.5,0.5)": "Beta(0.5, 0.5)"}
+    assert (f"at most {max(side(worst, 5)):.1f}% of replicates on one side ({worst[2]} on {names[worst[1]]} at "
+            f"M = {worst[0]}) and at most {max(sum(side(r, 5)) for r in rows):.1f}% on both sides together, so every "
+            f"cell covers at least {100 - max(sum(side(r, 5)) for r in rows):.1f}%") in flat
+    assert f"at M <= 5 no side misses more than {max(max(side(r, 5)) for r in rows if int(r[0]) <= 5):.1f}%" in flat
+    ex = max(rows, key=lambda r: max(side(r, 4)))
+    assert (f"the exact interval alone misses at most {max(side(ex, 4)):.1f}% on one side ({ex[2]} on "
+            f"{names[ex[1]]} at M = {ex[0]})") in flat
+
+
 def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes results_population_alternatives.md: cells below and above the floor of the exact
     interval and the default, the default's lowest cell and mean widths against the exact interval's, and the
