@@ -277,8 +277,8 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
     """The interval in ``scope``; where the reported ``value`` sits on a bound of the metric's range
     (every question solved, say) and outside the central interval, the one-sided interval that holds
     ``level`` of the posterior and reaches that bound, so an interval always contains its value there; where
-    it lies inside the range but outside the interval (a skewed posterior at a low level), the nearer end
-    moves to the value.
+    it lies inside the range but outside the interval of a posterior centred at it (a skewed posterior at a low
+    level), the nearer end moves to the value (a prior that pulls keeps its interval and its warning).
     ``bootstrap-t``: :func:`_bootstrap_t` with ``resamples`` (default ``draws``), which refuses questions that
     are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one; ``exact+betting``: the
     exact interval with its far end widened to the betting interval's (:func:`widen`); ``auto``:
@@ -286,7 +286,7 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
     resamples = draws if resamples is None else resamples
     method = resolve_interval(post, scope, method)
     if method == "bootstrap-t":
-        return _contain(*_bootstrap_t(post, scope, level, resamples, seed), value)
+        return _contain(*_bootstrap_t(post, scope, level, resamples, seed), value if post.centred else None)
     if method == "exact+betting":
         return widen(post, scope, level, *_interval(post, scope, level, "exact", draws, seed, value), seed)
     if method == "exact+bootstrap-t":
@@ -310,9 +310,10 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
             lo, hi = max(lo, lo_b), min(hi, hi_b)
     if value is None or lo <= value <= hi:
         return lo, hi
-    if lo_b < value < hi_b:  # inside the range: the nearer end moves to the value (a posterior whose median sits
-        # away from the unbiased estimate, at a low level), so the interval contains what it is reported with
-        return _contain(lo, hi, value)
+    if lo_b < value < hi_b:  # inside the range: a posterior centred at the value (the default) whose skew puts its
+        # equal-tailed interval past it at a low level moves the nearer end to it; a prior that pulls keeps its
+        # interval (the reference numbers) and its result says that it pulls
+        return _contain(lo, hi, value) if post.centred else (lo, hi)
     if method == "normal":
         from scipy.special import ndtri
 

@@ -170,8 +170,8 @@ def test_exact_plus_bootstrap_t_is_the_wider_ends_of_the_two():
 
 def test_the_few_carrying_warning_says_the_default_widened_and_advises_it_only_where_it_can_be_taken():
     """The default interval ("auto") widens where the warning fires and the warning says so; an estimate asked for
-    the posterior interval alone gets the advice (interval='auto'); one that already has an interval over questions,
-    geospectrum (which the betting interval does not cover) and compare / compare_all (posterior intervals only)
+    the posterior interval alone gets the advice (interval='auto'); "exact+betting" asked for directly says what it
+    did; one that already has a bootstrap-t interval over questions, geospectrum (which the betting interval does not cover) and compare / compare_all (posterior intervals only)
     get the warning without either."""
     R = np.zeros((15, 4), dtype=int)
     R[0] = 1
@@ -187,8 +187,11 @@ def test_the_few_carrying_warning_says_the_default_widened_and_advises_it_only_w
         auto.warnings)
     exact = be.estimate(R, "pass^2", interval="exact")
     assert exact.interval == "exact" and "interval='auto'" in few(exact.warnings)
+    asked = be.estimate(R, "pass^2", interval="exact+betting")  # asked for directly: its warning says what it did
+    assert asked.interval == "exact+betting" and "interval='auto'" not in few(asked.warnings)
+    assert "far end (away from the nearer end of the range) is a betting" in few(asked.warnings)
     for e in (be.estimate(R, "pass^2", interval="bootstrap-t"), be.estimate(R, "pass^2", interval="exact+bootstrap-t"),
-              be.estimate(R, "pass^2", interval="exact+betting"), be.estimate(R, "geospectrum@2"),
+              be.estimate(R, "geospectrum@2"),
               be.compare(R, R2, metric="pass^2").estimates["A"], be.compare_all({"a": R, "b": R2}, metric="pass^2").scores["a"]):
         text = few(e.warnings)
         assert "interval='auto'" not in text and "betting confidence bound" not in text

@@ -203,6 +203,25 @@ def test_small_m_numbers_quoted_are_the_benchmark_results():
             f"{names[ex[1]]} at M = {ex[0]})") in flat
 
 
+def test_extrapolation_bounds_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_extrapolation_bounds.md: the lowest coverage of the pool-free bounds for
+    pass@2N and pass^2N over the cells, that every replicate had bounds, and the median widths."""
+    import statistics
+
+    md = (ROOT / "benchmarks" / "results_extrapolation_bounds.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = _table_rows(md, "no pool fits")
+    assert len(rows) == 63
+    cov = {col: min(float(r[col].split(" / ")[0]) for r in rows) for col in (3, 4)}
+    width = lambda rs: statistics.median(float(r[3].split(" / ")[1]) for r in rs)  # noqa: E731
+    at100 = {n: width([r for r in rows if r[1] == "100" and r[2] == n]) for n in ("1", "4", "16")}
+    assert sum(int(r[5]) for r in rows) == 0
+    assert (f"covering pass@2N in at least {cov[3]:.1f}% and pass^2N in at least {cov[4]:.1f}% of replicates in "
+            f"every cell") in flat
+    assert (f"a median of {width(rows):.3f} for pass@2N (at M = 100: {at100['1']:.3f} from one trial, "
+            f"{at100['4']:.3f} from 4, {at100['16']:.3f} from 16)") in flat
+
+
 def test_population_alternatives_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes results_population_alternatives.md: cells below and above the floor of the exact
     interval and the default, the default's lowest cell and mean widths against the exact interval's, and the

@@ -98,6 +98,9 @@ class Posterior(ABC):
     """
 
     binary_model = False
+    #: the posterior is centred at the unbiased estimate (its interval missing the value is a quantile effect of a
+    #: skewed posterior, which the interval mends); a prior that pulls the estimate is not, and says so instead
+    centred = False
 
     def __init__(self, counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None):
         self.counts, self.spec, self.prior = counts, spec, prior

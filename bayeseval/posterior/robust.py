@@ -95,6 +95,7 @@ class RobustPosterior(_BinaryPosterior):
     k > n: the fitted mixture pool (``extrapolated``).  See the module docstring."""
 
     _POOL = ("mix", "resp", "mean_gu", "var_gu", "cov_gu", "w")
+    centred = True
 
     def __init__(self, counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any = None, R0: Any = None):
         super().__init__(counts, spec, prior)
