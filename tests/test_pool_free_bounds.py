@@ -28,10 +28,10 @@ def _pass_all(k):
 @pytest.mark.parametrize("hist", [(600, 400), (95, 5), (3, 27)])
 def test_one_trial_matches_the_closed_form(k, hist):
     """With one trial per question only the mean mu is identified: pass@k = 1 - E(1-p)^k lies in [mu, 1 - (1-mu)^k]
-    (Jensen's inequality and the two-point pool at 0 and 1), pass^k = E p^k in [mu^k, mu]; with mu in its Wilson
-    band (statsmodels, at alpha / 2 for the two cells)."""
+    (Jensen's inequality and the two-point pool at 0 and 1), pass^k = E p^k in [mu^k, mu]; with mu in its
+    Clopper-Pearson band (statsmodels, at alpha / 2 for the two cells)."""
     h = np.array(hist)
-    lo_mu, hi_mu = proportion_confint(h[1], h.sum(), alpha=0.05 / 2, method="wilson")
+    lo_mu, hi_mu = proportion_confint(h[1], h.sum(), alpha=0.05 / 2, method="beta")
     lo, hi = pool_free_bounds({1: h}, _pass(k), 0.95)
     assert lo == pytest.approx(lo_mu, abs=2e-4) and hi == pytest.approx(1 - (1 - hi_mu) ** k, abs=2e-4)
     lo, hi = pool_free_bounds({1: h}, _pass_all(k), 0.95)
@@ -44,8 +44,7 @@ def test_two_trials_contain_every_two_atom_pool_that_fits():
     of the extremes found (a third atom can reach a little further: the linear program's optimum)."""
     h = np.array([30, 40, 30])
     lo, hi = pool_free_bounds({2: h}, _pass(4), 0.95)
-    z = stats.norm.ppf(1 - 0.05 / (2 * 3))
-    band = [proportion_confint(x, h.sum(), alpha=2 * (1 - stats.norm.cdf(z)), method="wilson") for x in h]
+    band = [proportion_confint(x, h.sum(), alpha=0.05 / 3, method="beta") for x in h]
     L, U = np.array(band).T
     ps = np.linspace(0, 1, 201)
     P1, P2 = np.meshgrid(ps, ps, indexing="ij")
@@ -76,6 +75,22 @@ def test_bounds_cover_the_pool_value_in_simulation():
     assert hits["at"] >= 143 and hits["all"] >= 143, hits
 
 
+def test_a_rare_cell_does_not_push_the_bounds_past_the_truth():
+    """88% of questions never solved, the rest at p uniform on [0.3, 0.7], 16 trials, M = 3 and 5: a cell that
+    holds one question has a true share far below 1/M, which an approximate (Wilson) band at the Bonferroni level
+    excluded, pushing the lower bound of pass@32 above the truth in a third of replicates; exact bands do not."""
+    rng = np.random.default_rng(21)
+    xs = np.linspace(0.3, 0.7, 2001)
+    truth = 0.12 * float(np.mean(1 - (1 - xs) ** 32))
+    for M in (3, 5):
+        misses = 0
+        for _ in range(60):
+            p = np.where(rng.random(M) < 0.88, 0.0, rng.uniform(0.3, 0.7, M))
+            lo, hi = pool_free_bounds({16: np.bincount(rng.binomial(16, p), minlength=17)}, _pass(32), 0.95)
+            misses += not lo <= truth <= hi
+        assert misses <= 3, (M, misses)
+
+
 def test_no_pool_fits_gives_none():
     """Every question exactly 1 of 2: E[2 p (1-p)] would have to be near 1 (at most 1/2 for any pool)."""
     assert pool_free_bounds({2: np.array([0, 1000, 0])}, _pass(4), 0.95) is None
@@ -90,15 +105,19 @@ def test_estimate_notes_the_bounds_in_population_scope_only():
     hist = {4: np.bincount(R.sum(axis=1), minlength=5)}
     lo, hi = pool_free_bounds(hist, _pass(8), 0.95)
     note = [w for w in e.warnings if w.startswith("without a population model")]
-    assert note == [f"without a population model: every pool of questions whose count histograms fit these counts "
-                    f"(95% simultaneous bands) puts pass@8 within [{lo:.4g}, {hi:.4g}] (docs/model.md, 'Beyond the "
-                    "trials run')"]
+    assert note == [f"without a population model: a 95% confidence interval for pass@8 that holds for every pool of "
+                    f"questions (those whose count histograms lie within simultaneous 95% bands of these counts) is "
+                    f"[{lo:.4g}, {hi:.4g}] (docs/model.md, 'Beyond the trials run')"]
     assert lo < e.lo and e.hi < hi  # here the model's interval is inside the bounds
     doc = " ".join((Path(__file__).parents[1] / "docs" / "model.md").read_text(encoding="utf-8").split())
-    assert f"puts pass@8 within [{lo:.4g}, {hi:.4g}]" in doc  # the example the docs quote
+    assert f"for pass@8 that holds for every pool of questions (those whose count histograms lie within " \
+           f"simultaneous 95% bands of these counts) is [{lo:.4g}, {hi:.4g}]" in doc  # the example the docs quote
     with pytest.warns(be.ModelCheckWarning):
         e90 = be.estimate(R, "pass@8", level=0.9)
-    assert "(90% simultaneous bands)" in " ".join(e90.warnings)
+    assert "a 90% confidence interval for pass@8" in " ".join(e90.warnings)
+    with pytest.warns(be.ModelCheckWarning):
+        e995 = be.estimate(R, "pass@8", level=0.995)
+    assert "within simultaneous 99.5% bands" in " ".join(e995.warnings)
     with pytest.warns(be.ModelCheckWarning):
         b = be.estimate(R, "pass@8", scope="benchmark")
     assert not any(w.startswith("without a population model") for w in b.warnings)
