@@ -192,6 +192,29 @@ def _noise_table(cov, cells, reps, method="default") -> list[str]:
     return out
 
 
+def _summary_table(cov, cells) -> list[str]:
+    """Per metric and scope over the cells with M >= 30 and N >= 4 (k <= N): the default's mean coverage, the
+    share of cells within [93, 97] (and the oracle's), the lowest cell; and the lowest cell at M = 15."""
+    out = ["", "## Summary per metric and scope (the default interval; cells with M >= 30 and N >= 4, k <= N)", "",
+           "| metric | scope | mean | cells in [93, 97] | oracle: cells in [93, 97] | lowest cell (pool, M, N) | "
+           "M = 15: lowest |", "|---|---|---|---|---|---|---|"]
+    for metric in METRICS[:4]:
+        for scope in SCOPES:
+            big = [c for c in cells if c[0] >= 30 and c[1] >= 4]
+            small = [c for c in cells if c[0] == 15 and c[1] >= 4]
+            if not big or not small:
+                continue
+            v = {c: 100 * cov[c][f"{metric}|{scope}|default"] for c in big}
+            orc = [100 * cov[c][f"{metric}|{scope}|oracle"] for c in big]
+            low = min(big, key=lambda c: (round(v[c], 1), c))
+            inside = np.mean([93 <= round(x, 1) <= 97 for x in v.values()])
+            orc_inside = np.mean([93 <= round(x, 1) <= 97 for x in orc])
+            low15 = min(100 * cov[c][f"{metric}|{scope}|default"] for c in small)
+            out.append(f"| {metric} | {scope} | {np.mean(list(v.values())):.1f} | {100 * inside:.0f}% | "
+                       f"{100 * orc_inside:.0f}% | {v[low]:.1f} ({low[2]}, {low[0]}, {low[1]}) | {low15:.1f} |")
+    return out
+
+
 def render(cov, wid, tasks, elapsed, args) -> str:
     reps = sorted({t[3] for t in tasks})
     cells = sorted(cov, key=lambda c: (c[2], c[0], c[1]))
@@ -223,6 +246,7 @@ def render(cov, wid, tasks, elapsed, args) -> str:
             out.append(f"| {metric} | {scope} | {lo1:.1f} ({c1[2]}, M={c1[0]}, N={c1[1]}) / {hi1:.1f} "
                        f"({c1b[2]}, M={c1b[0]}, N={c1b[1]}) | {lo2:.1f} ({c2[2]}, N={c2[1]}) | {n1} |")
     out = [x.replace("nan (-, M=0, N=0) / nan (-, M=0, N=0)", "-").replace("nan (-, N=0)", "-") for x in out]  # --ns
+    out += _summary_table(cov, cells)
     reps_of = {(t[0], t[1], t[2]): t[3] for t in tasks}
     out += _noise_table(cov, cells, reps_of) + _noise_table(cov, cells, reps_of, "exact")
     out += ["", "## pass@2N (k > N: extrapolated by the population model; flagged in the result)", "",
@@ -257,7 +281,20 @@ def main(argv=None) -> int:
     ap.add_argument("--prior", default="robust", help="the population model (default: the library's default)")
     ap.add_argument("--ns", default=None, help="only these N (comma-separated); each cell keeps its seed")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--render", default=None, metavar="JSON", help="rebuild the report from a run's --json file "
+                    "(its --reps and the run time in --minutes) instead of running")
+    ap.add_argument("--minutes", type=float, default=math.nan, help="with --render: the run's time")
     args = ap.parse_args(argv)
+    if args.render:
+        import json
+
+        with open(args.render) as fh:
+            data = json.load(fh)
+        cells = {tuple(int(x) if x.isdigit() else x for x in k.split("|", 2)): v for k, v in data.items()}
+        cov = {c: v["coverage"] for c, v in cells.items()}
+        wid = {c: v["width"] for c, v in cells.items()}
+        tasks = [(*c, args.reps or 150) for c in cells]
+        return finish(render(cov, wid, tasks, 60 * args.minutes, args), args.out)
     ms, ns = ((30, 100), (4, 16)) if args.quick else (MS, NS)
     only = None if args.ns is None else {int(x) for x in args.ns.split(",")}
     tasks = []
