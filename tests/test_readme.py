@@ -203,6 +203,16 @@ def test_small_m_numbers_quoted_are_the_benchmark_results():
             f"{names[ex[1]]} at M = {ex[0]})") in flat
 
 
+def test_extrapolated_coverage_quoted_is_the_grid_result():
+    """docs/honesty.md quotes the pass@2N table of results_coverage_robust.md (median and lowest per scope)."""
+    md = (ROOT / "benchmarks" / "results_coverage_robust.md").read_text(encoding="utf-8")
+    table = md.split("## pass@2N")[1].split("## ")[0]
+    row = {r[0]: r for r in _table_rows(table, "median")}
+    flat = " ".join(page("honesty.md").split())
+    assert (f"median {row['benchmark'][2]}% (benchmark) and {row['population'][2]}% (population), down to "
+            f"{row['benchmark'][1]}% and {row['population'][1]}% when extrapolating") in flat
+
+
 def test_extrapolation_bounds_numbers_quoted_are_the_benchmark_results():
     """docs/honesty.md quotes results_extrapolation_bounds.md: the lowest coverage of the pool-free bounds for
     pass@2N and pass^2N over the cells, that every replicate had bounds, and the median widths."""
