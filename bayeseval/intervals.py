@@ -53,6 +53,7 @@ def plugin_variance(x: np.ndarray, state: tuple[int, float, float] = (0, 0.0, 0.
 
     (Waudby-Smith & Ramdas 2024, JRSS-B 86(1), Section 3.3), so a bet on ``x_t`` uses the earlier
     observations only.  ``state`` = (t, sum x, sum (x_i - mu_i)^2) before ``x`` lets a stream continue.
+    ``x`` may be ``(R, T)``: R independent streams along the last axis (from the start: the default state).
     Returns ``(t, sigma2_prev, new_state)``: the index of each observation, its plug-in variance, the sums after ``x``.
 
     >>> t, v, state = plugin_variance(np.array([1.0, 0.0]))
@@ -60,14 +61,18 @@ def plugin_variance(x: np.ndarray, state: tuple[int, float, float] = (0, 0.0, 0.
     ([1.0, 2.0], [0.25, 0.1562], (2, 1.0, 0.3125))
     """
     t0, sx, sv = state
-    if x.size == 0:
-        return np.zeros(0), np.zeros(0), (int(t0), float(sx), float(sv))
-    t = t0 + np.arange(1, x.size + 1, dtype=np.float64)
-    csum = sx + np.cumsum(x)
+    if x.ndim > 1 and t0:
+        raise ValueError("plugin_variance: a state to continue from needs one stream (1-D x)")
+    if x.shape[-1] == 0:
+        return np.zeros(0), np.zeros(x.shape), (int(t0), float(sx), float(sv))
+    t = t0 + np.arange(1, x.shape[-1] + 1, dtype=np.float64)
+    csum = sx + np.cumsum(x, axis=-1)
     mu = (0.5 + csum) / (t + 1.0)
-    csv = sv + np.cumsum((x - mu) ** 2)
-    var_prev = (0.25 + np.concatenate([[sv], csv[:-1]])) / t
-    return t, var_prev, (int(t[-1]), float(csum[-1]), float(csv[-1]))
+    csv = sv + np.cumsum((x - mu) ** 2, axis=-1)
+    var_prev = (0.25 + np.concatenate([np.full(x.shape[:-1] + (1,), sv), csv[..., :-1]], axis=-1)) / t
+    if x.ndim == 1:
+        return t, var_prev, (int(t[-1]), float(csum[-1]), float(csv[-1]))
+    return t, var_prev, (int(t[-1]), csum[..., -1], csv[..., -1])
 
 
 def _log_wealth_max(u: np.ndarray, lam: np.ndarray, m: float, up: bool) -> float:

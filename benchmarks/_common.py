@@ -30,14 +30,20 @@ def finish(report: str, markdown_path: str | None = None, json_path: str | None 
     return 0
 
 
-def run_cells(run_cell, tasks, workers: int):
-    """Coverage study cells in a process pool -> (coverage by cell, widths by cell, seconds)."""
+def pool_map(run_cell, tasks, workers: int):
+    """``run_cell`` over ``tasks`` in a process pool, one task at a time -> (results in task order, seconds)."""
     import multiprocessing as mp
 
     t0 = time.time()
     with mp.Pool(workers) as pool:
         results = pool.map(run_cell, tasks, chunksize=1)
-    return {cell: c for cell, c, _ in results}, {cell: w for cell, _, w in results}, time.time() - t0
+    return results, time.time() - t0
+
+
+def run_cells(run_cell, tasks, workers: int):
+    """Coverage study cells (each returns ``(cell, coverage, width)``) -> (coverage by cell, widths by cell, seconds)."""
+    results, seconds = pool_map(run_cell, tasks, workers)
+    return {cell: c for cell, c, _ in results}, {cell: w for cell, _, w in results}, seconds
 
 
 def bench_parser(doc: str, reps: int | None, reps_help: str | None = None) -> argparse.ArgumentParser:

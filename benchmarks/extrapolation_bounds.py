@@ -14,14 +14,13 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import bench_parser, finish  # noqa: E402
+from _common import bench_parser, finish, pool_map  # noqa: E402
 from coverage_robust import draw_p, pool_mean, pools  # noqa: E402
 
 from bayeseval.posterior.identify import pool_free_bounds  # noqa: E402
@@ -61,11 +60,7 @@ def main(argv=None) -> int:
     ap = bench_parser(__doc__, 200, "replicates per cell (default 200)")
     args = ap.parse_args(argv)
     tasks = [(M, N, pool, args.reps, 9500 + i) for i, (M, N, pool) in enumerate(itertools.product(MS, NS, pools()))]
-    t0 = time.time()
-    import multiprocessing as mp
-    with mp.Pool(args.workers) as mpool:
-        results = mpool.map(run_cell, tasks, chunksize=1)
-    elapsed = time.time() - t0
+    results, elapsed = pool_map(run_cell, tasks, args.workers)
     out = ["# Pool-free bounds for pass@2N and pass^2N (population scope, 95%)", "",
            f"`python benchmarks/extrapolation_bounds.py --reps {args.reps}`: {args.reps} replicates per cell; the pools "
            f"of coverage_robust.py; run time {elapsed / 60:.1f} min. Coverage % / mean width; 'no pool fits': "

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import time
 
 import numpy as np
 from scipy import stats
@@ -24,7 +23,7 @@ from scipy import stats
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from _common import bench_parser, finish  # noqa: E402
+from _common import bench_parser, finish, pool_map  # noqa: E402
 from coverage_robust import draw_p, metric_name, pool_mean, pools  # noqa: E402
 
 from bayeseval.counts import to_counts  # noqa: E402
@@ -66,11 +65,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     tasks = [(M, pool, metric, args.reps, 9100 + i)
              for i, (M, pool, metric) in enumerate(itertools.product(MS, POOLS, METRICS))]
-    t0 = time.time()
-    import multiprocessing as mp
-    with mp.Pool(args.workers) as mpool:
-        results = mpool.map(run_cell, tasks, chunksize=1)
-    elapsed = time.time() - t0
+    results, elapsed = pool_map(run_cell, tasks, args.workers)
     r = args.reps
     hi_share = stats.binom.ppf(0.975, r, 0.025) / r  # one side's miss share that noise alone reaches 2.5% of the time
     out = ["# Misses by side of 95% population-scope intervals at very few questions", "",

@@ -264,7 +264,6 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin
     if bets not in ("plugin", "agrapa"):
         raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
     R, T = x.shape
-    t = np.arange(1, T + 1)
     y = x - m
     if bets == "agrapa":  # the same bets as _agrapa_bets, one candidate, many sequences
         before = np.concatenate([np.zeros((R, 1)), np.cumsum(y, axis=1)[:, :-1]], axis=1)
@@ -272,10 +271,7 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin
         lam = before / (0.25 + before2)
         lam_up, lam_dn, cap = np.maximum(lam, 0.0), np.maximum(-lam, 0.0), AGRAPA_CAP
     else:
-        csum = np.cumsum(x, axis=1)
-        mu = (0.5 + csum) / (t + 1.0)
-        csv = np.cumsum((x - mu) ** 2, axis=1)
-        var_prev = (0.25 + np.concatenate([np.zeros((R, 1)), csv[:, :-1]], axis=1)) / t
+        t, var_prev, _ = plugin_variance(x)  # the same plug-in as _predictable_bets, R streams at once
         lam_up = lam_dn = np.sqrt(2.0 * math.log(2.0 / alpha) / (var_prev * t * np.log1p(t)))
         cap = CS_BET_CAP
     up = np.log1p(np.minimum(lam_up, cap / m if m > 0 else np.inf) * y).cumsum(axis=1)
