@@ -341,6 +341,7 @@ def test_pass_at_k_curve_one_panel_legend_outside_and_integer_ticks():
     assert not [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
 
 
+@pytest.mark.slow
 def test_forest_grows_with_the_models():
     ev = B.evaluate(_many(50), ["avg", "pass@4"], scope="benchmark", interval="normal")
     fig = forest(ev)

@@ -38,6 +38,7 @@ def test_one_trial_matches_the_closed_form(k, hist):
     assert lo == pytest.approx(lo_mu**k, abs=2e-4) and hi == pytest.approx(hi_mu, abs=2e-4)
 
 
+@pytest.mark.slow
 def test_two_trials_contain_every_two_atom_pool_that_fits():
     """Brute force over pools of two atoms (p1, p2 on a grid of 201, weight on a grid of 201) whose histogram
     of 2 trials lies within the bands: their pass@4 lies within the bounds, and the bounds reach to within 0.01
@@ -60,6 +61,7 @@ def test_two_trials_contain_every_two_atom_pool_that_fits():
     assert 0.6 < lo < found[0] < found[1] < hi < 0.97  # not the whole range
 
 
+@pytest.mark.slow
 def test_bounds_cover_the_pool_value_in_simulation():
     """Beta(2, 5) pool, 100 questions x 4 trials, pass@8 and pass^8: the 95% bounds cover the pool's value in
     at least 95% of 150 replicates (they hold for every pool, so they are conservative)."""
@@ -75,6 +77,7 @@ def test_bounds_cover_the_pool_value_in_simulation():
     assert hits["at"] >= 143 and hits["all"] >= 143, hits
 
 
+@pytest.mark.slow
 def test_a_rare_cell_does_not_push_the_bounds_past_the_truth():
     """88% of questions never solved, the rest at p uniform on [0.3, 0.7], 16 trials, M = 3 and 5: a cell that
     holds one question has a true share far below 1/M, which an approximate (Wilson) band at the Bonferroni level

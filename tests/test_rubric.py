@@ -50,6 +50,7 @@ def test_alpha_matches_the_package_on_random_data_with_missing_values():
         assert _alpha_from_coincidences(O, vals, level) == pytest.approx(want, rel=1e-10), level
 
 
+@pytest.mark.slow
 def test_alpha_interval_tracks_the_sampling_spread():
     """Across 300 simulated studies (60 units, 3 coders, ordinal ratings of a latent score), the bootstrap
     sd of alpha is within 25% of the Monte-Carlo sd of alpha, and the 95% interval covers the alpha of a

@@ -165,6 +165,7 @@ def test_a_clear_difference_is_decided_early_and_the_reason_says_so():
     assert swapped.decision == "B better" and swapped.stopped_at == 205
 
 
+@pytest.mark.slow
 def test_equivalence_width_and_budget_rules():
     rng = np.random.default_rng(4)
     p = rng.beta(2, 2, size=20000)
@@ -230,6 +231,7 @@ def test_question_values_match_estimate_and_cover_scores_and_grades():
 
 
 # ----------------------------------------------------------------------------- replay
+@pytest.mark.slow
 def test_replay_of_game_of_24_saves_more_than_half_the_samples():
     s = be.load(str(DATA / "tot_game24.json"))
     r = replay(s.matrix("gpt-4 CoT"), s.matrix("gpt-4 IO"), trials=1, replays=40, seed=0, names=("CoT", "IO"))
@@ -365,6 +367,7 @@ def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "bayeseval.cli", *args], capture_output=True, text=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_cli_monitor_replay_and_allocate():
     g24 = str(DATA / "tot_game24.json")
     out = run_cli("monitor", "--data", str(DATA / "tot_text.json"), "gpt-4 CoT", "gpt-4 IO", "--format", "json")
@@ -384,6 +387,7 @@ def test_cli_monitor_replay_and_allocate():
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "cannot read 'when bored'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_trials_chosen_from_earlier_questions_keep_the_level():
     """The number of trials of each question may depend on everything before it (here: more trials while the
     sequence is wide); scores stay unbiased given the past, so the sequence keeps its level."""
@@ -402,6 +406,7 @@ def test_trials_chosen_from_earlier_questions_keep_the_level():
     assert misses / R <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / R)
 
 
+@pytest.mark.slow
 def test_rules_that_would_silently_mislead_are_refused_or_read_right():
     with pytest.raises(ValueError, match="use a decimal point"):
         parse_until("width 0,05")

@@ -33,7 +33,7 @@ decides only by a small margin, the sequential study may use all the data and st
 >>> p = rng.beta(1, 1, size=300)
 >>> A = rng.binomial(1, np.clip(p + 0.2, 0, 1)[:, None], size=(300, 20))
 >>> B = rng.binomial(1, p[:, None], size=(300, 20))
->>> r = replay(A, B, trials=1, replays=40, seed=0, fixed_replays=40)
+>>> r = replay(A, B, trials=1, replays=20, seed=0, fixed_replays=40)
 >>> r.full_decision, r.agree > 0.9, r.full_samples / r.mean_samples > 2, r.null_decided <= 0.05
 ('A better', True, True, True)
 """
