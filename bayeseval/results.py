@@ -444,11 +444,6 @@ INSIDE_NOTE = ("; a betting confidence bound, which misses at most half the comp
                "pool, lies inside this interval's far end, so the interval is the posterior's (docs/honesty.md)")
 
 #: where a metric extrapolates beyond the trials run (population scope): the bounds that need no pool model
-POOL_FREE_NOTE = ("without a population model: a {level:g}% confidence interval for {label} that holds for every "
-                  "pool of questions (those whose count histograms lie within simultaneous {level:g}% bands of these "
-                  "counts) is [{lo:.4g}, {hi:.4g}] (docs/model.md, 'Beyond the trials run')")
-
-
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
               model: str | None = None, advise: bool = True) -> Estimate:
     """The :class:`Estimate` of an already-built posterior (arguments already validated); ``advise=False``
@@ -471,10 +466,7 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
         advice = WIDER_ENDS_ADVICE
     else:
         advice = ""
-    notes = tuple(post.checks(scope, mean, sd, value, advice))
-    bounds = post.pool_free_bounds(level) if scope == "population" else None
-    if bounds is not None:
-        notes += (POOL_FREE_NOTE.format(level=round(100 * level, 6), label=post.spec.label, lo=bounds[0], hi=bounds[1]),)
+    notes = tuple(post.checks(scope, mean, sd, value, advice, level))
     for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
         warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
     n = post.counts.n

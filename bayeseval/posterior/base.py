@@ -85,6 +85,12 @@ def interval_from_draws(x: np.ndarray, level: float, method: str) -> tuple[float
     return float(s[i]), float(s[i + width])
 
 
+#: the warning that carries :meth:`Posterior.pool_free_bounds` (population scope, k > n)
+POOL_FREE_NOTE = ("without a population model: a {level:g}% confidence interval for {label} that holds for every "
+                  "pool of questions (those whose count histograms lie within simultaneous {level:g}% bands of these "
+                  "counts) is [{lo:.4g}, {hi:.4g}] (docs/model.md, 'Beyond the trials run')")
+
+
 class Posterior(ABC):
     """The posterior of one metric on one outcome set under one population model.
 
@@ -128,16 +134,24 @@ class Posterior(ABC):
     def state_scores(self) -> np.ndarray | None:
         """Per count state (or distinct row): the unbiased per-question estimate; None where k > n."""
 
-    def checks(self, scope: str, mean: float, sd: float, value: float | None, advice: str = "") -> list[str]:
-        """Warnings for an estimate in ``scope``: the model check of the fit (:meth:`_model_checks`) and a
+    def checks(self, scope: str, mean: float, sd: float, value: float | None, advice: str = "",
+               level: float | None = None) -> list[str]:
+        """Warnings for an estimate in ``scope``: the model check of the fit (:meth:`_model_checks`), a
         posterior mean pulled more than half a posterior sd from the unbiased estimate
-        (:mod:`bayeseval.posterior.check`).  ``advice``: what the caller can offer where an interval may be too
-        narrow (another interval method), appended to that warning."""
+        (:mod:`bayeseval.posterior.check`), and in population scope at ``level``, where the metric extrapolates,
+        the bounds that rest on no pool model (:meth:`pool_free_bounds`, :data:`POOL_FREE_NOTE`).  ``advice``:
+        what the caller can offer where an interval may be too narrow (another interval method), appended to
+        that warning."""
         from .check import pull_warning
 
         out = list(self._model_checks(scope, advice))
         pulled = pull_warning(mean, sd, value, self.prior.label, self.M, scope)
-        return out + ([pulled] if pulled else [])
+        out += [pulled] if pulled else []
+        bounds = self.pool_free_bounds(level) if scope == "population" and level is not None else None
+        if bounds is not None:
+            out.append(POOL_FREE_NOTE.format(level=round(100 * level, 6), label=self.spec.label, lo=bounds[0],
+                                             hi=bounds[1]))
+        return out
 
     def _model_checks(self, scope: str, advice: str = "") -> list[str]:
         """Model-specific checks (none by default); ``advice`` as in :meth:`checks`."""
