@@ -203,6 +203,31 @@ def test_small_m_numbers_quoted_are_the_benchmark_results():
             f"{names[ex[1]]} at M = {ex[0]})") in flat
 
 
+def test_default_coverage_quoted_is_the_grid_result():
+    """docs/honesty.md quotes results_coverage_robust_default.md (the default interval's grid, N = 1, 4, 16): its
+    summary table row for row, the cells beyond noise (below and above, with the oracle) and pass@2N's medians."""
+    md = (ROOT / "benchmarks" / "results_coverage_robust_default.md").read_text(encoding="utf-8")
+    doc = page("honesty.md")
+    flat = " ".join(doc.split())
+    summary = md.split("## Summary per metric and scope")[1].split("\n## ")[0]
+    rows = [line for line in summary.splitlines() if line.startswith("| ") and not line.startswith("| metric")]
+    assert len(rows) == 8 and all(row in doc.splitlines() for row in rows)
+    noise = _table_rows(md.split("Monte-Carlo noise: the default interval")[1].split("\n## ")[0], "below: per cell")
+    first = lambda cell: int(cell.split(" [")[0])  # noqa: E731 - "2 [1] / 0": per cell [oracle too] / all cells
+    oracle = lambda cell: int(cell.split("[")[1].split("]")[0])  # noqa: E731
+    below, above = sum(first(r[3]) for r in noise), sum(first(r[4]) for r in noise)
+    assert sum(int(r[2]) for r in noise) == 448 and (below, above) == (1, 17)
+    assert sum(oracle(r[4]) for r in noise) == 9 and sum(oracle(r[3]) for r in noise) == 1
+    assert all(r[3].endswith("/ 0") and r[4].endswith("/ 0") for r in noise)  # none over all cells (Bonferroni)
+    assert "the default has 1 of 448 cells below the floor" in flat and "17 are above it, all at 100% (9 with" in flat
+    cell = next(line for line in md.split("## population scope")[1].splitlines() if line.startswith("| two clusters | 100 | 16 |"))
+    assert cell.split("|")[4].strip().startswith("**88** / 87 / 87")  # avg: default / normal / oracle
+    table = md.split("## pass@2N")[1].split("## ")[0]
+    p2n = {r[0]: r for r in _table_rows(table, "median")}
+    assert (f"pass@2N (k > N) covers a median {p2n['benchmark'][2]}% (benchmark) and {p2n['population'][2]}% "
+            "(population) there") in flat
+
+
 def test_extrapolated_coverage_quoted_is_the_grid_result():
     """docs/honesty.md quotes the pass@2N table of results_coverage_robust.md (median and lowest per scope)."""
     md = (ROOT / "benchmarks" / "results_coverage_robust.md").read_text(encoding="utf-8")
