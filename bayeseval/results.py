@@ -443,7 +443,7 @@ WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the r
 INSIDE_NOTE = ("; a betting confidence bound, which misses at most half the complement of the level whatever the "
                "pool, lies inside this interval's far end, so the interval is the posterior's (docs/honesty.md)")
 
-#: where a metric extrapolates beyond the trials run (population scope): the bounds that need no pool model
+
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
               model: str | None = None, advise: bool = True) -> Estimate:
     """The :class:`Estimate` of an already-built posterior (arguments already validated); ``advise=False``
