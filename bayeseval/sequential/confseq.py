@@ -263,7 +263,7 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin
     alpha = V.confidence(alpha, "alpha")
     if bets not in ("plugin", "agrapa"):
         raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
-    R, T = x.shape
+    R = x.shape[0]
     y = x - m
     if bets == "agrapa":  # the same bets as _agrapa_bets, one candidate, many sequences
         before = np.concatenate([np.zeros((R, 1)), np.cumsum(y, axis=1)[:, :-1]], axis=1)
