@@ -264,6 +264,35 @@ def test_replay_says_why_no_fixed_design_is_sized():
     assert r.null_decided == 0.0 and "decided a winner 0.0%" in r.summary()
 
 
+def test_replay_skips_only_studies_that_cannot_decide(monkeypatch):
+    """Replays whose capital against a difference of 0 never reaches log(1/alpha) are called undecided without
+    running the grid; the result is identical to running every study (alpha = 0.3 so that some null replays
+    decide, pass@2 from 3 trials of 5 and avg from one), and the shortcut does skip studies."""
+    import importlib
+
+    R = importlib.import_module("bayeseval.sequential.replay")  # the module (the package exports the function)
+    rng = np.random.default_rng(3)
+    p = rng.beta(0.6, 0.6, size=80)
+    A = rng.binomial(1, np.clip(p + 0.04, 0, 1)[:, None], size=(80, 5)).astype(float)
+    B = rng.binomial(1, p[:, None], size=(80, 5)).astype(float)
+    skipped = []
+    real = R._cannot_decide
+
+    def spy(pairs, span, alpha):
+        out = real(pairs, span, alpha)
+        skipped.append(int(out.sum()))
+        return out
+
+    for kw in ({"metric": "pass@2", "trials": 3}, {"metric": "avg", "trials": 1}):
+        monkeypatch.setattr(R, "_cannot_decide", spy)
+        fast = replay(A, B, replays=12, null_replays=30, alpha=0.3, seed=1, fixed_replays=20, **kw)
+        monkeypatch.setattr(R, "_cannot_decide", lambda pairs, span, alpha: np.zeros(len(pairs), dtype=bool))
+        full = replay(A, B, replays=12, null_replays=30, alpha=0.3, seed=1, fixed_replays=20, **kw)
+        assert fast.to_dict() == full.to_dict()
+        assert 0.0 < full.null_decided < 1.0  # both kinds of null replay occur
+    assert sum(skipped) > 0
+
+
 def test_replay_fixed_design_moments_are_exact():
     """_draw_moments (hypergeometric over each question's recorded trials, or the without-replacement variance of a
     subset mean) against 400,000 simulated draws, for 0/1 with pass@2 of 3, graded and scores, with missing trials."""

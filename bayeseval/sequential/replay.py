@@ -52,6 +52,7 @@ from .._protocol import Result
 from .._text import text_table
 from ..scores import Scores, to_outcomes
 from ..targets import parse
+from .confseq import capital_at
 from .monitor import SequentialCompare, parse_until
 from .scoring import unbiased_table
 
@@ -107,9 +108,12 @@ def _draws(rng: np.random.Generator, arr_a, arr_b, obs_a, obs_b, trials: int, ho
 
 
 def _pick(rng: np.random.Generator, observed: np.ndarray, trials: int) -> np.ndarray:
-    """``trials`` random observed trials per question (rows), without replacement."""
+    """``trials`` random observed trials per question (rows), without replacement: those with the ``trials``
+    smallest random keys."""
     keys = rng.random(observed.shape)
     keys[~observed] = np.inf
+    if trials == 1:  # the same trial as the sort's first, several times faster
+        return keys.argmin(axis=1)[:, None]
     return np.argsort(keys, axis=1)[:, :trials]
 
 
@@ -251,13 +255,13 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     budget = max(1, full_samples // (2 * trials))  # draws: a replay may spend as many samples as the full data
     how = (kind_a, extra_a, table)
 
-    def study(rng: np.random.Generator, swap: bool) -> tuple[str | None, float, float]:
-        """One sequential study on a fresh replay (with A and B swapped at random per draw if ``swap``):
-        its decision, draws and samples until it stopped (undecided: the whole budget)."""
-        xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, how, budget)
-        if swap:
-            flip = rng.random(budget) < 0.5
-            xa, xb = np.where(flip, xb, xa), np.where(flip, xa, xb)
+    span = hi - lo
+    plain = rule.decided and rule.rope is None and rule.width is None and rule.max_questions is None \
+        and rule.max_samples is None
+
+    def study(xa: np.ndarray, xb: np.ndarray) -> tuple[str | None, float, float]:
+        """One sequential study on one replay's draws: its decision, draws and samples until it stopped
+        (undecided: the whole budget)."""
         seq = SequentialCompare(lo, hi, alpha=alpha, until=rule, names=names, grid=grid)
         start, step = 0, 64
         while start < xa.size:  # fed in growing chunks: a study that stops early costs little
@@ -269,12 +273,31 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
         return (decision, st.stopped_at if st.stopped_at is not None else xa.size,
                 st.samples_at_stop if st.samples_at_stop is not None else full_samples)
 
-    runs = [study(rng, False) for _ in range(replays)]  # one study per replay (each vectorised over its draws)
+    def studies(rng: np.random.Generator, count: int, swap: bool) -> list[tuple[str | None, float, float]]:
+        """``count`` studies on fresh replays (with A and B swapped at random per draw if ``swap``), drawn in
+        blocks.  Under the rule ``decided`` alone a study can stop only once its capital against a difference of
+        0 reaches ``log(1/alpha)`` (the null must leave the sequence); where it never does within the budget
+        (:func:`_cannot_decide`, one capital for the whole block) the study is undecided without its grid."""
+        out = []
+        block = max(1, _BLOCK // budget)
+        for start in range(0, count, block):
+            pairs = []
+            for _ in range(min(block, count - start)):
+                xa, xb = _draws(rng, arr_a, arr_b, obs_a, obs_b, trials, how, budget)
+                if swap:
+                    flip = rng.random(budget) < 0.5
+                    xa, xb = np.where(flip, xb, xa), np.where(flip, xa, xb)
+                pairs.append((xa, xb))
+            skip = _cannot_decide(pairs, span, alpha) if plain else np.zeros(len(pairs), dtype=bool)
+            out += [(None, budget, full_samples) if s else study(xa, xb) for s, (xa, xb) in zip(skip, pairs)]
+        return out
+
+    runs = studies(rng, replays, swap=False)
     decisions = np.array([d for d, _, _ in runs], dtype=object)
     asked = np.array([q for _, q, _ in runs], dtype=np.float64)
     spent = np.array([n for _, _, n in runs], dtype=np.float64)
     nrng = np.random.default_rng(seed + 2)
-    null_decided = float(np.mean([study(nrng, True)[0] in ("A better", "B better") for _ in range(null_replays)])
+    null_decided = float(np.mean([d in ("A better", "B better") for d, _, _ in studies(nrng, null_replays, swap=True)])
                          ) if null_replays else None
     agree = float(np.mean(decisions == full_decision)) if full_decision else float(np.mean(decisions == None))  # noqa: E711
     other = float(np.mean([d is not None and d != full_decision for d in decisions]))
@@ -338,6 +361,24 @@ def _draw_moments(arr_a, arr_b, obs_a, obs_b, trials: int, how) -> tuple[float, 
     delta = float(np.mean(ma - mb))
     second = float(np.mean(sa + sb - 2.0 * ma * mb))
     return delta, max(second - delta**2, 0.0)
+
+
+#: draws x replays held at once while replaying (the draws of a block of replays: about 64 MB)
+_BLOCK = 1 << 22
+#: how far below log(1/alpha) the one-candidate capital must stay for a study to be called undecided without
+#: its grid (the grid computes the same capital with the sums in another order; they agree to ~1e-13)
+_MARGIN = 1e-6
+
+
+def _cannot_decide(pairs: list, span: float, alpha: float) -> np.ndarray:
+    """For each replay's draws ``(xa, xb)``: does the confidence sequence for the mean difference keep 0 in it at
+    every step?  Then the rule ``decided`` never stops it.  The capital against a difference of 0 is the one that
+    :class:`~bayeseval.sequential.SequentialCompare` computes at its null (aGRAPA bets on ``(d + span) / (2
+    span)`` against 0.5; :func:`~bayeseval.sequential.capital_at`), and the null leaves the sequence only once
+    its running maximum reaches ``log(1/alpha)``."""
+    u = np.stack([(xa - xb + span) / (2.0 * span) for xa, xb in pairs])
+    logk = capital_at(np.clip(u, 0.0, 1.0), 0.5, alpha, bets="agrapa")[:, -1]
+    return logk < math.log(1.0 / alpha) - _MARGIN
 
 
 def _t_rejects(d: np.ndarray, alpha: float, sign: float) -> np.ndarray:
