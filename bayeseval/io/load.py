@@ -31,6 +31,7 @@ wide read says why the file was read as wide.  Several paths give one merged
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -89,7 +90,8 @@ def _looks_long(path: Path, columns: dict) -> bool:
     return False
 
 
-def _first_column(path: Path) -> list[str]:
+def _first_column(path: Path, j: int = 0) -> list[str]:
+    """The non-empty cells of column ``j`` (the first by default) below the header."""
     import csv
 
     out = []
@@ -97,10 +99,48 @@ def _first_column(path: Path) -> list[str]:
         with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
             rows = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
             next(rows, None)
-            out = [r[0].strip() for r in rows if r and r[0].strip()]
+            out = [r[j].strip() for r in rows if len(r) > j and r[j].strip()]
     except (OSError, csv.Error):
         pass
     return out
+
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+def _trial_like(headers: list[str]) -> bool:
+    """Do these column names read as a wide table's trials: numbers with one common prefix (``0, 1, 2``, ``t0,
+    t1``, ``trial_1, trial_2``) or no name at all?  Model names (``gpt-4o, claude-3``) do not."""
+    prefixes, numbers = set(), []
+    for h in headers:
+        h = str(h).strip()
+        if not h or h.startswith("Unnamed:"):
+            continue
+        m = _NUMBERED.match(h)
+        if m is None:
+            return False
+        prefixes.add(m[1].strip().lower())
+        numbers.append(int(m[2]))
+    return len(prefixes) <= 1 and len(set(numbers)) == len(numbers)
+
+
+def _check_wide_columns(path: Path, columns: dict) -> None:
+    """A file guessed to be wide whose trial columns are not numbered (``id,gpt-4o,claude-3``) could as well hold
+    one column per model: an error that names both readings."""
+    if path.suffix.lower() not in (".csv", ".tsv"):
+        return
+    header = _header(path)
+    q = columns.get("question")
+    body = [h for j, h in enumerate(header) if (h != q if q in header else j != 0)]
+    if len(body) >= 2 and not _trial_like(body):
+        shown = ", ".join(map(repr, body[:4])) + (", ..." if len(body) > 4 else "")
+        raise ValueError(f"{path}: ambiguous layout: the columns {shown} are not numbered trials (0, 1, ... or t0, "
+                         "t1, ...): pass format='wide' (CLI --input-format wide: one model, the file's name; rows are "
+                         "questions, columns are its trials) or format='model-columns' (CLI --input-format "
+                         "model-columns: one column per model, one run per question unless the rows are q.run ids "
+                         "or --trial-col names a run column); a long table (one row per trial) needs its columns named: "
+                         "columns={'question': NAME, 'model': NAME, 'score': NAME} (CLI --question-col NAME "
+                         "--model-col NAME --score-col NAME)")
 
 
 def _model_columns_layout(path: Path, columns: dict) -> dict | None:
@@ -119,13 +159,14 @@ def _model_columns_layout(path: Path, columns: dict) -> dict | None:
     if names["question"] in header and names["trial"] in header and names["score"] not in header \
             and names["model"] not in header and len(header) >= 3:
         return {"question": names["question"], "trial": names["trial"]}
-    if names["question"] in header or names["score"] in header or names["model"] in header:
+    if names["score"] in header or names["model"] in header:
         return None
-    ids = _first_column(path)
+    qcol = names["question"] if names["question"] in header else None
+    if _trial_like([h for j, h in enumerate(header) if j != (header.index(qcol) if qcol else 0)]):
+        return None  # t0, t1, ... or 1, 2, ...: a wide table's trials, not models
+    ids = _first_column(path, header.index(qcol) if qcol else 0)
     if ids and split_run_ids(ids) is not None:
-        return {}
-    import re
-
+        return {"question": qcol} if qcol else {}
     if ids and sum(bool(re.fullmatch(r".+\.\d+", i)) for i in ids) > len(ids) / 2:
         raise ValueError(f"{path}: ambiguous layout: the row ids look like 'question.run' ({ids[:3]} ...) but do "
                          "not follow q, q.1, q.2, ...; pass format='wide' (CLI --input-format wide: one model, "
@@ -192,12 +233,15 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if fmt == "wide":
         wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
         try:
-            return read_wide(path, **truncated, **wide)
+            out = read_wide(path, **truncated, **wide)
         except ValueError as exc:
             if not guessed_wide or not any(k in str(exc) for k in ("question id", "must be a number")):
                 raise
             q, sc, m = (columns.get(k, k) for k in ("question", "score", "model"))
             raise ValueError(str(exc) + _WIDE_HINT.format(q=q, s=sc, m=m)) from None
+        if guessed_wide:
+            _check_wide_columns(path, columns)
+        return out
     if fmt in FORMATS:
         reader = _vendor(fmt)
         accepted = inspect.signature(reader).parameters
@@ -253,6 +297,24 @@ def _scale_source(p: str, engine: str) -> bool:
     return importlib.util.find_spec("duckdb") is not None
 
 
+def _check_roles(columns: dict | None) -> None:
+    """A column has one role: two keys of ``columns`` naming one column, or a given name that is another role's
+    default name (``columns={'question': 'score'}`` with no ``'score'`` key), is an error."""
+    if not columns:
+        return
+    if not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict such as {{'question': 'id', 'score': 'correct'}}, got "
+                        f"{type(columns).__name__}")
+    roles = {k: columns.get(k, k) for k in _COLUMN_KEYS}
+    for k, v in columns.items():
+        other = [o for o in _COLUMN_KEYS if o != k and roles.get(o) == v]
+        if k in _COLUMN_KEYS and other:
+            o = other[0]
+            how = "is also given as" if o in columns else "is the default name of"
+            raise ValueError(f"columns: column {v!r} is given as the {k} column and {how} the {o} column; a column "
+                             f"has one role (name the {o} column too: columns={{'{o}': NAME}}, CLI --{o}-col NAME)")
+
+
 def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", columns: dict | None = None,
          engine: str = "auto", progress: Any = None, **options: Any) -> OutcomeSet:
     """Read one or several files/folders into one :class:`OutcomeSet`.
@@ -272,6 +334,7 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    _check_roles(columns)
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if engine == "spark":

@@ -47,6 +47,7 @@ import csv
 import io
 import itertools
 import json
+import math
 import re
 import warnings
 from pathlib import Path
@@ -572,17 +573,22 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
     ids = df[qcol].astype(str).str.strip()
     if run is not None:
         try:
-            runs = [int(float(v)) for v in df[run]]
+            vals = [float(v) for v in df[run]]
         except (TypeError, ValueError):
-            raise ValueError(f"{path}: column {run!r} (run) must hold whole numbers") from None
+            vals = [math.nan]
+        if not all(math.isfinite(v) and v >= 0 and v == round(v) for v in vals):
+            raise ValueError(f"{path}: column {run!r} (run) must hold whole numbers >= 0 (the run index)")
+        runs = [int(v) for v in vals]
         qs = list(ids)
         if len(set(zip(qs, runs))) != len(qs):
             raise ValueError(f"{path}: column {run!r}: a (question, run) pair appears twice")
     else:
         split = split_run_ids(list(ids))
+        if split is None and not ids.duplicated().any() and not any(_RUN_ID.match(i) for i in ids):
+            split = (list(ids), [0] * len(ids))  # plain ids, each once: one run per question
         if split is None:
-            raise ValueError(f"{path}: column {str(qcol)!r}: the row ids are not 'question.run' ids (q, q.1, q.2, "
-                             "...); pass run= (CLI --trial-col NAME) for a separate run column, or read the file "
+            raise ValueError(f"{path}: column {str(qcol)!r}: the row ids are neither 'question.run' ids (q, q.1, q.2, "
+                             "...) nor one row per question; pass run= (CLI --trial-col NAME) for a separate run column, or read the file "
                              "with format='wide' (one model, columns are trials)")
         qs, runs = split
     models = [c for c in df.columns if c not in (qcol, run)]
@@ -610,5 +616,5 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
     if not out_runs:
         raise ValueError(f"{path}: every model column is empty")
     notes.append(f"{path}: read with models in columns: {len(out_runs)} models, {M} questions, "
-                 f"{N} trials per question (rows are {'question, run' if run else 'question.run ids'})")
+                 f"{N} trial{'s' if N != 1 else ''} per question (rows are {'question, run' if run else 'question.run ids' if N > 1 or len(qs) > M else 'one per question'})")
     return _warn(OutcomeSet(out_runs), notes)
