@@ -960,6 +960,13 @@ def _add_output(p, formats) -> None:
     p.add_argument("-o", "--output", help="write the result to this file instead of stdout")
 
 
+class _Parser(argparse.ArgumentParser):
+    """The CLI's contract for a bad option too: one line on stderr, exit 2 (argparse prints the whole usage)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _common() -> argparse.ArgumentParser:
     """--debug and --quiet, accepted before or after the subcommand."""
     common = argparse.ArgumentParser(add_help=False)
@@ -975,7 +982,7 @@ def _sub(sub, name: str, help: str, description: str, examples: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bayeseval",
         description="Bayesian metrics with credible intervals, and model comparisons, for LLM evaluation outcomes.",
         epilog="examples:\n  bayeseval demo\n  bayeseval report outputs/default/20250628_151326 --metrics avg,pass@3\n"

@@ -48,11 +48,12 @@ LIMITS = {
     "n": 1_000_000,  # posterior draws asked of Estimate.draws / to_inference_data
     "resamples": 1_000_000,  # bootstrap / permutation resamples
     "magnitude": 1e15,  # |payoff entries| (category weights are rescaled, so any finite ones work)
+    "digits": 15,  # decimals shown in a table (a double carries about 16 significant digits)
 }
 
 
 def set_limits(**caps: Any) -> dict:
-    """Change the library's size caps (``k``, ``draws``, ``n``, ``resamples``, ``magnitude``); returns the
+    """Change the library's size caps (``k``, ``draws``, ``n``, ``resamples``, ``magnitude``, ``digits``); returns the
     previous values, so ``set_limits(**old)`` restores them.
 
     >>> old = set_limits(k=30_000)

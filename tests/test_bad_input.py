@@ -15,6 +15,7 @@ Conventions checked here (bayeseval.validate):
 from __future__ import annotations
 
 import math
+import re
 import os
 import subprocess
 import sys
@@ -734,3 +735,32 @@ def test_many_trials_do_not_warn():
     for v in (B.pass_at_k(R, 10000), B.maj_at_k(R, 20000), B.pass_at_k_ci(R, 7), B.bayes_ci(R), B.avg_ci(R),
               B.max_at_k_ci(R, 300)):
         assert _finite(v)
+
+
+@pytest.mark.parametrize("metric", ["pass@2", "pass^2", "maj@3", "geospectrum@2"])
+def test_a_count_metric_refuses_weights_it_would_ignore(metric):
+    """pass@k and its kin count the correct trials of 0/1 outcomes: weights other than [0, 1] used to be ignored
+    without a word (pass@2 was 0.667 with w=[1, 0] and w=[0, 0.5] alike)."""
+    R = np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]])
+    warnings.simplefilter("ignore")  # the model checks' warnings on four questions are not the point here
+    plain = B.estimate(R, metric).value
+    assert B.estimate(R, metric, w=[0, 1]).value == plain  # 0/1 scored 0 and 1: the metric's own reading
+    for w in ([1, 0], [0, 0.5]):
+        with pytest.raises(ValueError, match=rf"w: {re.escape(metric)}( \(lam=0.5\))? counts the correct trials of 0/1 outcomes.*"
+                                             rf"got w=\[{w[0]:.1f}, {w[1]:.1f}\]"):
+            B.estimate(R, metric, w=w)
+
+
+def test_a_comparison_refuses_one_dimensional_outcomes():
+    """A flat vector reads as one question with N trials; compare used to answer "undecided: only 1 of 1 questions
+    differ" for 200 questions given as a vector.  compare, compare_all and plan refuse it and say how to reshape."""
+    rng = np.random.default_rng(0)
+    a, b = rng.binomial(1, 0.8, 200), rng.binomial(1, 0.4, 200)
+    msg = r"A is one-dimensional \(200 values\), which reads as one question with 200 trials.*reshape\(-1, 1\)"
+    value_error(lambda: B.compare(a, b), msg)
+    value_error(lambda: B.compare(list(a), b.reshape(-1, 1)), msg)
+    value_error(lambda: B.plan(a, b), msg)
+    value_error(lambda: B.compare_all({"x": a.reshape(-1, 1), "y": b}), r"y is one-dimensional")
+    warnings.simplefilter("ignore")
+    assert B.compare(a.reshape(-1, 1), b.reshape(-1, 1)).decision == "A"  # the same data as a matrix
+    assert B.compare([[1, 0], [1]], [[0, 0], [1]], ragged=True).M == 2  # ragged rows are not one-dimensional

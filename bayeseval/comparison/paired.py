@@ -70,7 +70,18 @@ def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False, scor
     :class:`~bayeseval.scores.Scores` when ``scores`` (see :func:`~bayeseval.scores.any_scores`)."""
     if isinstance(X, Counts) and not scores:
         return X
+    if not ragged and isinstance(X, (np.ndarray, list, tuple)) and _one_dimensional(X):
+        raise ValueError(f"{name} is one-dimensional ({len(X)} values), which reads as one question with {len(X)} "
+                         "trials, and a comparison over one question says nothing; give a questions x trials matrix "
+                         "(np.asarray(x).reshape(-1, 1) for one trial per question)")
     return to_outcomes(X, missing=missing, ragged=ragged, score_range=score_range, scores=scores, name=name)
+
+
+def _one_dimensional(X) -> bool:
+    """A flat list or 1-D array of outcomes (a list of rows, even of unequal length, is not)."""
+    if isinstance(X, np.ndarray):
+        return X.ndim == 1 and X.dtype != object
+    return len(X) > 0 and all(np.ndim(x) == 0 and not isinstance(x, (str, bytes)) for x in X)
 
 
 def _first_trials(X: Any) -> np.ndarray | None:

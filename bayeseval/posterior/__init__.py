@@ -104,6 +104,12 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
 
         R = hard_outcomes(R, spec.params["threshold"], name="R")
     counts = to_counts(R, w)
+    if w is not None and spec.kind in ("bernstein", "geospectrum"):
+        wv = V.weights(w)
+        if not (counts.is_binary and wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0):
+            raise ValueError(f"w: {spec.label} counts the correct trials of 0/1 outcomes and has no use for category "
+                             f"weights (got w={wv.tolist()}); drop w, or use avg (or max@k) for weighted categories")
+        w = None  # 0/1 outcomes scored 0 and 1: the metric's own reading
     if w is not None and counts.is_binary and _beta_prior_asked(prior, alpha0, beta0) and R0 is None:
         wv = V.weights(w)
         if wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0:
