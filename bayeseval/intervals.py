@@ -54,7 +54,8 @@ def plugin_variance(x: np.ndarray, state: tuple[int, float, float] = (0, 0.0, 0.
     (Waudby-Smith & Ramdas 2024, JRSS-B 86(1), Section 3.3), so a bet on ``x_t`` uses the earlier
     observations only.  ``state`` = (t, sum x, sum (x_i - mu_i)^2) before ``x`` lets a stream continue.
     ``x`` may be ``(R, T)``: R independent streams along the last axis (from the start: the default state).
-    Returns ``(t, sigma2_prev, new_state)``: the index of each observation, its plug-in variance, the sums after ``x``.
+    Returns ``(t, sigma2_prev, new_state)``: the index of each observation, its plug-in variance, the sums after ``x``
+    (for ``(R, T)`` input the two sums are arrays of R, one per stream).
 
     >>> t, v, state = plugin_variance(np.array([1.0, 0.0]))
     >>> t.tolist(), [round(float(a), 4) for a in v], state
