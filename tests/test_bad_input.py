@@ -764,3 +764,38 @@ def test_a_comparison_refuses_one_dimensional_outcomes():
     warnings.simplefilter("ignore")
     assert B.compare(a.reshape(-1, 1), b.reshape(-1, 1)).decision == "A"  # the same data as a matrix
     assert B.compare([[1, 0], [1]], [[0, 0], [1]], ragged=True).M == 2  # ragged rows are not one-dimensional
+
+
+@pytest.mark.parametrize("record, message", [
+    ('{"model":"a","question":[1,2],"score":1}', r"line 2: column 'question' \(question id\) is list \[1, 2\]"),
+    ('{"model":"a","question":true,"score":1}', r"line 2: column 'question' \(question id\) is bool True"),
+    ('{"model":{"n":1},"question":"q","score":1}', r"line 2: column 'model' \(model\) is dict"),
+])
+def test_ids_and_names_are_text_or_numbers(tmp_path, record, message):
+    """A list or dict id used to surface as Python's 'unhashable type' and a boolean id merged with question 1."""
+    p = tmp_path / "runs.jsonl"
+    p.write_text('{"model":"a","question":"q0","score":0}\n' + record + "\n")
+    value_error(lambda: B.load(p), message)
+
+
+def test_ids_that_differ_only_by_surrounding_spaces_are_one_question(tmp_path):
+    p = tmp_path / "runs.csv"
+    p.write_text("model,question,score\na,q1,1\n a,q1 ,0\na,q2,1\n")
+    s = B.load(p)
+    assert s.models == ["a"] and s.run("a").ids == ("q1", "q2")
+    np.testing.assert_array_equal(s.matrix("a"), [[1, 0], [1, np.nan]])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "a.csv", "b.csv", "--level", "95"], "bayeseval compare: error: argument --level: expected a number"),
+    (["repor", "x.csv"], "bayeseval: error: argument command: invalid choice: 'repor'"),
+    (["report"], "bayeseval report: error: the following arguments are required: PATH"),
+])
+def test_a_bad_command_line_option_is_one_line_and_exit_2(capsys, argv, message):
+    from bayeseval.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(message) and err[0].endswith("--help)")

@@ -166,9 +166,18 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
                              f"(name yours with {role}=... ; CLI --{role}-col NAME)")
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
+    stripped = {}
     for col, role in ((question, "question id"), (model, "model"), (dataset, "dataset")):
         if col is not None and col in df.columns:
             values = df[col].astype(object)
+            odd = values.map(lambda v: isinstance(v, (list, tuple, dict, set, bool, np.bool_, bytes))).to_numpy(bool)
+            if odd.any():
+                i = int(np.flatnonzero(odd)[0])
+                v = values.iloc[i]
+                raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) is {type(v).__name__} {v!r}; "
+                                 f"a {role} must be text or a number")
+            values = values.map(lambda v: v.strip() if isinstance(v, str) else v)  # 'q1 ' is question 'q1'
+            stripped[col] = values
             empty = df[col].isna().to_numpy() | (values.map(lambda v: str(v).strip()) == "").to_numpy()
             if empty.any():
                 raise ValueError(f"{where}: {rows_of(int(np.flatnonzero(empty)[0]))}: column {col!r} ({role}) is empty")
@@ -182,9 +191,9 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
     use_trial = trial is not None and trial in df.columns
     use_dataset = dataset is not None and dataset in df.columns
     keys = pd.DataFrame({
-        "dataset": df[dataset].astype(str).to_numpy() if use_dataset else default_dataset,
-        "model": df[model].astype(str).to_numpy() if model is not None else default_model,
-        "question": df[question].to_numpy(),
+        "dataset": stripped[dataset].astype(str).to_numpy() if use_dataset else default_dataset,
+        "model": stripped[model].astype(str).to_numpy() if model is not None else default_model,
+        "question": stripped[question].to_numpy(),
     })
     runs = []
     for (ds, mdl), rows in keys.groupby(["dataset", "model"], sort=False).indices.items():  # positions
