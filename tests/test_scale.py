@@ -420,3 +420,27 @@ def test_a_parquet_file_over_http(tmp_path):
             _same_counts(remote.counts(m), count_table(df).counts(m))
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("trial, shown", [(0.5, "0.5"), (-1, "-1"), (2**60, str(2**60))])
+def test_the_engine_checks_trial_numbers_as_pandas_does(tmp_path, trial, shown):
+    """Parquet counted in DuckDB: a trial index that is not a whole number in [0, 2^53] is an error naming the row
+    (0.5 and -1 were taken silently, 2^60 overflowed inside the engine), as the pandas reader says."""
+    df = pd.DataFrame({"model": ["a"] * 4, "question": ["q1", "q1", "q2", "q2"], "score": [1, 0, 1, 1],
+                       "trial": [0, trial, 0, 1]})
+    df.to_parquet(tmp_path / "t.parquet")
+    with pytest.raises(ValueError, match=rf"row 1: column 'trial' must be a non-negative integer trial index.*"
+                                         rf"got {shown}"):
+        load(tmp_path / "t.parquet", engine="duckdb")
+    df.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(ValueError, match=r"column 'trial' must be a non-negative integer trial index"):
+        load(tmp_path / "t.csv", engine="pandas")
+
+
+def test_the_engine_reads_true_and_false_text_as_pandas_does(tmp_path):
+    p = tmp_path / "tf.csv"
+    p.write_text("model,question,score\na,q1,True\na,q1,False\na,q2,TRUE\na,q2,false\nb,q1,true\nb,q2,0\n")
+    for engine in ("duckdb", "pandas"):
+        s = load(p, engine=engine)
+        np.testing.assert_array_equal(s.counts("a").table, [[1, 1], [1, 1]])
+        np.testing.assert_array_equal(s.counts("b").table, [[0, 1], [1, 0]])

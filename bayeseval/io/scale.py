@@ -299,8 +299,10 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     s = _quote(score)
     numeric = re.match(r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
                        r"FLOAT|DOUBLE|DECIMAL.*)$", cols[score]) is not None
-    value = f"TRY_CAST({s} AS DOUBLE)" if not numeric else (f"{s}::DOUBLE" if cols[score] != "BOOLEAN" else
-                                                             f"{s}::INTEGER::DOUBLE")
+    # text scores: true / false (any case) are 1 / 0, as the pandas reader takes them
+    value = (f"(CASE lower(trim({s}::VARCHAR)) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 "
+             f"ELSE TRY_CAST({s} AS DOUBLE) END)") if not numeric else (
+        f"{s}::DOUBLE" if cols[score] != "BOOLEAN" else f"{s}::INTEGER::DOUBLE")
     blank = f"({s} IS NULL OR trim({s}::VARCHAR) IN ('', 'NA', 'NaN', 'nan', 'null'))" if not numeric else f"{s} IS NULL"
 
     def text(col: str) -> str:  # labels as text (a cast only where the column is not text already)
@@ -313,9 +315,15 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     bad = []  # (alias, condition, column, what): rows the query counts as malformed, located only if some are
     if not numeric:
         bad.append(("bad_value", f"({value} IS NULL AND NOT {blank})", score, "must be a number"))
-    if use_trial and not re.match(_INT, cols[trial]):
-        t = f"TRY_CAST({_quote(trial)} AS BIGINT)"
-        bad.append(("bad_trial", f"({t} IS NULL OR {t} < 0)", trial, "must be a non-negative integer trial index"))
+    if use_trial:  # whole numbers 0 .. 2^53, as the pandas reader takes them
+        what = "must be a non-negative integer trial index (at most 2^53)"
+        if re.match(_INT, cols[trial]):
+            bad.append(("bad_trial", f"({t} < 0 OR {t} > 9007199254740992)", trial, what))
+        else:
+            d = f"TRY_CAST({_quote(trial)} AS DOUBLE)"
+            t = f"TRY_CAST({_quote(trial)} AS BIGINT)"
+            bad.append(("bad_trial", f"({d} IS NULL OR NOT isfinite({d}) OR {d} < 0 OR {d} <> floor({d}) "
+                                     f"OR {d} > 9007199254740992)", trial, what))
     stats = _stats(con, files, [score] + ([trial] if use_trial else [])) if fmt == "parquet" and rng is None else {}
     st_s = stats.get(score)
     binary = rng is None and (cols[score] == "BOOLEAN" or (binary_ok(cols[score]) and _zero_one(st_s)))
@@ -345,8 +353,9 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
                 return inner
             # the repeated-trial rule (see _trial_faults) on every group, in the engine: one flag per group
             r_, ts_ = ("n" if no_nulls else "rows_"), ("(st >> 32)" if pack else "tsum")
-            return (f"SELECT *, ({r_} > tmax::BIGINT + 1 OR ({r_} = tmax::BIGINT + 1 AND {ts_} * 2 <> "
-                    f"tmax::BIGINT * (tmax::BIGINT + 1))) AS trial_fault FROM ({inner})")
+            return (f"SELECT *, ({r_} > tmax::HUGEINT + 1 OR ({r_} = tmax::HUGEINT + 1 AND {ts_}::HUGEINT * 2 <> "
+                    f"tmax::HUGEINT * (tmax::HUGEINT + 1))) AS trial_fault FROM ({inner})")  # HUGEINT: a trial index
+            # near 2^63 must reach the bad_trial check, not overflow here
         v = f"(CASE WHEN {blank} THEN NULL ELSE {value} END)"
         aggs = [f"sum({w})::DOUBLE AS n" if w else "count(*) AS n"]
         if use_trial:
