@@ -799,3 +799,13 @@ def test_a_bad_command_line_option_is_one_line_and_exit_2(capsys, argv, message)
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(message) and err[0].endswith("--help)")
+
+
+def test_one_partial_credit_value_asks_for_the_scale(tmp_path):
+    """Every score 0.5: one category says nothing of the scale; it failed deep inside with 'weights must be a finite
+    vector with one value per category' and no file named."""
+    p = tmp_path / "const.csv"
+    p.write_text("model,question,score\na,q1,0.5\na,q2,0.5\nb,q1,1\nb,q2,0\n")
+    value_error(lambda: B.load(p), r"const.csv: column 'score' \(model 'a'\): every score is 0.5.*score_range")
+    warnings.simplefilter("ignore")
+    assert B.load(p, score_range=(0, 1)).run("a").scale == (0.0, 1.0)

@@ -262,6 +262,9 @@ def categorise(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarr
                              "(rescale or bin the scores)")
         return x, np.arange(int(seen.max()) + 1, dtype=float)
     levels = np.unique(seen)
+    if levels.size == 1:
+        raise ValueError(f"{where}: every score is {levels[0]:g}: one value that is neither 0 nor 1 says nothing "
+                         "of its scale; give the scores' range (score_range=(lo, hi), CLI --scores LO,HI)")
     if levels.size > 1001:
         raise ValueError(f"{where}: {levels.size} distinct non-integer scores; a continuous score is not a set of "
                          "categories: bin it into at most 1001 levels (e.g. round it) first")

@@ -217,7 +217,8 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
             second = np.flatnonzero(dup & (flat == flat[first]))[1]
             raise ValueError(f"{at}: {rows_of.two(int(rows[first]), int(rows[second]))} are the same question "
                              f"{_plain(sub['question'].iloc[first])!r} and trial; each trial must appear once")
-        cats, weights, scale = _scores(df[score].iloc[rows].to_numpy(), where, f"column {score!r}",
+        cats, weights, scale = _scores(df[score].iloc[rows].to_numpy(), where,
+                                       f"column {score!r}" + (f" (model {mdl!r})" if model is not None else ""),
                                        lambda k: f"{rows_of(int(rows[k]))}: column {score!r}", score_range)
         matrix = np.full((len(qids), int(tcodes.max()) + 1), np.nan)
         matrix[qcodes, tcodes] = cats
