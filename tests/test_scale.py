@@ -444,3 +444,16 @@ def test_the_engine_reads_true_and_false_text_as_pandas_does(tmp_path):
         s = load(p, engine=engine)
         np.testing.assert_array_equal(s.counts("a").table, [[1, 1], [1, 1]])
         np.testing.assert_array_equal(s.counts("b").table, [[0, 1], [1, 0]])
+
+
+def test_each_run_is_coded_on_its_own_values_in_every_engine(tmp_path):
+    """One model graded 0..2, the other 0/1 in the same table: DuckDB gave the 0/1 model three categories (and so
+    another prior and interval) where pandas reads it as binary; both now code each run on its own values."""
+    p = tmp_path / "g.csv"
+    p.write_text("model,question,score\n" + "".join(f"a,q{i},{v}\n" for i, v in enumerate([1, 0, 0, 1, 0, 2]))
+                 + "".join(f"b,q{i},{v}\n" for i, v in enumerate([1, 0, 0, 1, 0, 1])))
+    got = {e: load(p, engine=e) for e in ("pandas", "duckdb")}
+    for e, s in got.items():
+        assert s.counts("b").table.shape == (6, 2) and s.run("b").weights is None, e
+        assert s.counts("a").table.shape == (6, 3) and s.run("a").weights.tolist() == [0, 1, 2], e
+    assert be.estimate(got["duckdb"].counts("b"), "avg").interval == be.estimate(got["pandas"].counts("b"), "avg").interval

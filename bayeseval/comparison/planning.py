@@ -229,7 +229,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     sigma_b2 = max(float(x.var(ddof=1)) - float(w_over_n.mean()), 0.0)
     sigma_w2 = float(w.mean())
     if sigma_b2 + sigma_w2 <= 0:
-        what = ("A and B agree on every trial of every question" if paired
+        what = ("the difference A - B is the same on every trial of every question" if paired
                 else "every question has the same fraction correct and no within-question variation")
         raise ValueError(f"plan needs a pilot with some variation: {what} (e.g. all correct), so every standard "
                          "error, detectable effect and sample size would be 0; run a pilot on questions of mixed "

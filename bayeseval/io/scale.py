@@ -448,7 +448,6 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         tmax = np.fmax.reduceat(g["tmax"][order].astype(np.float64), cell_start)
         tsum = np.add.reduceat(g["tsum"][order], cell_start)
         _check_trials(where, labels, pair[cell_start], q[cell_start], rows, tmax, tsum)
-    weights = np.arange(int(hi_v) + 1, dtype=np.float64) if kind == "grades" else None
     cell = np.cumsum(new_cell) - 1
     runs, notes = [], []
     for a, b in zip(starts, ends):
@@ -461,11 +460,12 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
             notes.append(f"{ds}/{mdl}: {missing} question(s) have no observed trial and are left out")
         if present.size == 0:
             continue
-        counted = _build(code.ravel(), q[cell_start[present]], val[a:b][obs], n[a:b][obs], kind, rng, hi_v)
+        kind_r, hi_r, weights_r = _run_kind(kind, val[a:b][obs], hi_v)
+        counted = _build(code.ravel(), q[cell_start[present]], val[a:b][obs], n[a:b][obs], kind_r, rng, hi_r)
         m = dict(meta)
         if use_trial:
             m["trials"] = _summary(counted, rows[present], tmax[present], tsum[present])
-        runs.append(CountRun(ds, mdl, counted, weights=weights, meta=m))
+        runs.append(CountRun(ds, mdl, counted, weights=weights_r, meta=m))
     return OutcomeSet(runs, source=where, warnings=notes)
 
 
@@ -769,17 +769,17 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
                          f"[{rng[0]:g}, {rng[1]:g}]")
     hi_v = float(levels.max())
     kind = _kind(bool(np.all(levels == np.round(levels))), levels.size, hi_v, rng, where)
-    weights = np.arange(int(hi_v) + 1, dtype=np.float64) if kind == "grades" else None
     runs = []
     for (ds, mdl), part in obs.groupby(["dataset", "model"], sort=False):
         q_codes, q_ids = pd.factorize(part.question, sort=False)
+        kind_r, hi_r, weights_r = _run_kind(kind, part.value.to_numpy(), hi_v)
         counted = _build(q_codes, np.asarray(list(q_ids), dtype=object), part.value.to_numpy(), part.n.to_numpy(),
-                         kind, rng, hi_v)
+                         kind_r, rng, hi_r)
         meta = {"source": where, "engine": "counted"}
         if use_trial:
             c = cells.loc[(ds, mdl)].reindex(list(q_ids))
             meta["trials"] = _summary(counted, c.rows.to_numpy(), c.tmax.to_numpy(), c.tsum.to_numpy())
-        runs.append(CountRun(ds, mdl, counted, weights=weights, meta=meta))
+        runs.append(CountRun(ds, mdl, counted, weights=weights_r, meta=meta))
     return OutcomeSet(runs, source=where)
 
 
@@ -798,6 +798,17 @@ def _kind(integral: bool, levels: int, hi: float, rng, where: str) -> str:
         raise ValueError(f"{where}: integer scores up to {hi:g}; categories stop at 1000 (rescale or bin them, "
                          "or give score_range=(lo, hi) to read them as scores)")
     return "grades"
+
+
+def _run_kind(kind: str, val: np.ndarray, hi: float) -> tuple[str, float, np.ndarray | None]:
+    """One run's reading, as the pandas reader codes each run on its own values: a run of a graded table whose
+    values are all 0 or 1 is binary, and a graded run's categories stop at its own largest grade (weights 0..C)."""
+    if kind != "grades":
+        return kind, hi, None
+    top = float(np.max(val)) if np.size(val) else 0.0
+    if top <= 1:
+        return "binary", 1.0, None
+    return "grades", top, np.arange(int(top) + 1, dtype=np.float64)
 
 
 def _build(code: np.ndarray, ids: np.ndarray, val: np.ndarray, n: np.ndarray, kind: str, rng,
