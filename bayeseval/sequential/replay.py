@@ -363,7 +363,8 @@ def _draw_moments(arr_a, arr_b, obs_a, obs_b, trials: int, how) -> tuple[float, 
     return delta, max(second - delta**2, 0.0)
 
 
-#: draws x replays held at once while replaying (the draws of a block of replays: about 64 MB)
+#: draws x replays held at once while replaying (a block's draws take about 64 MB; its one-candidate capital
+#: works in a few arrays of half that size each)
 _BLOCK = 1 << 22
 #: how far below log(1/alpha) the one-candidate capital must stay for a study to be called undecided without
 #: its grid (the grid computes the same capital with the sums in another order; they agree to ~1e-13)
