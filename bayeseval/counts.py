@@ -540,7 +540,8 @@ def to_counts(
             ids = R.index.to_numpy()
         if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
             raise V.InputTypeError(f"{name} must hold numbers or booleans; a DataFrame column holds text or objects")
-        R = R.to_numpy(dtype=np.float64, na_value=np.nan) if R.isna().to_numpy().any() else R.to_numpy()
+        nullable = any(str(t)[:1].isupper() or str(t) == "boolean" for t in R.dtypes)  # Int64, Float64, boolean
+        R = R.to_numpy(dtype=np.float64, na_value=np.nan) if nullable or R.isna().to_numpy().any() else R.to_numpy()
 
     if ragged:
         if mask is not None:

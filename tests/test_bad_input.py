@@ -809,3 +809,17 @@ def test_one_partial_credit_value_asks_for_the_scale(tmp_path):
     value_error(lambda: B.load(p), r"const.csv: column 'score' \(model 'a'\): every score is 0.5.*score_range")
     warnings.simplefilter("ignore")
     assert B.load(p, score_range=(0, 1)).run("a").scale == (0.0, 1.0)
+
+
+def test_nullable_pandas_columns_are_numbers():
+    """Int64 / boolean columns (pandas' nullable dtypes) were refused as 'Python objects'; pd.NA is a missing trial
+    under missing=np.nan, as NaN is."""
+    R = np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]])
+    warnings.simplefilter("ignore")
+    assert B.estimate(pd.DataFrame(R).astype("Int64"), "pass@2").value == B.estimate(R, "pass@2").value
+    assert B.estimate(pd.DataFrame(R.astype(bool)).astype("boolean"), "avg").value == 0.5
+    df = pd.DataFrame(R).astype("Int64")
+    df.iloc[0, 0] = pd.NA
+    warnings.simplefilter("error")
+    value_error(lambda: B.to_counts(df), r"R contains NaN at R\[0, 0\].*missing=np.nan")
+    assert B.to_counts(df, missing=np.nan).n.tolist() == [2, 3, 3, 3]

@@ -132,3 +132,20 @@ def test_a_run_column_holds_whole_run_indices(tmp_path, run):
     p.write_text(f"question,trial,a,b\nq1,0,1,0\nq1,{run},1,1\n")
     with pytest.raises(ValueError, match=r"column 'trial' \(run\) must hold whole numbers >= 0"):
         load(p)
+
+
+def test_a_header_in_another_case_names_the_roles(tmp_path):
+    """Model,Question,Score was read as a wide table keyed by 'Model' (and failed on a repeated id)."""
+    p = tmp_path / "cap.csv"
+    p.write_text("Model,Question,Score\na,q1,1\na,q2,0\nb,q1,1\nb,q2,1\n")
+    s = load(p)
+    assert s.models == ["a", "b"]
+    np.testing.assert_array_equal(s.matrix("b"), [[1], [1]])
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("|", "pipe")])
+def test_a_file_separated_otherwise_than_its_name_says(tmp_path, sep, name):
+    p = tmp_path / "runs.csv"
+    p.write_text(sep.join(["model", "question", "score"]) + "\n" + sep.join(["a", "q1", "1"]) + "\n")
+    with pytest.raises(ValueError, match=rf"the header .* is one column: the file looks {name}-separated"):
+        load(p)

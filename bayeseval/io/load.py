@@ -68,6 +68,26 @@ def _header(path: Path) -> list[str]:
     return []
 
 
+def _header_roles(path: Path, columns: dict) -> dict:
+    """``columns`` completed from a CSV/TSV header: a role left at its default name (``question``) that the header
+    spells in another case (``Question``), the only such cell, is that column.  A header of one cell that holds
+    semicolons, tabs or pipes is an error: the file is not separated as its name says."""
+    header = _header(path)
+    if len(header) == 1:
+        for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
+            if sep in header[0] and sep != ("\t" if path.suffix.lower() == ".tsv" else ","):
+                raise ValueError(f"{path}: the header {header[0]!r} is one column: the file looks {name}-separated; "
+                                 "bayeseval reads comma-separated .csv and tab-separated .tsv files")
+    out = dict(columns)
+    for k in _COLUMN_KEYS:
+        if k in out or k in header:
+            continue
+        same = [h for h in header if h.strip().lower() == k]
+        if len(same) == 1:
+            out[k] = same[0]
+    return out
+
+
 def _looks_long(path: Path, columns: dict) -> bool:
     """Does a CSV/TSV header hold the long table's question column and its score, model or trial column?
 
@@ -199,6 +219,8 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if path.is_dir() and fmt in ("outcomes", "long", "wide"):
         raise ValueError(f"{path}: is a folder, expected a file for format={fmt!r}")
     guessed_wide = False
+    if fmt in ("auto", "long", "wide", "model-columns") and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
+        columns = _header_roles(path, columns)
     if fmt == "auto" and path.is_file() and _declares_outcomes(path):
         fmt = "outcomes"
     if fmt == "auto":
