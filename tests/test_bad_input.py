@@ -823,3 +823,9 @@ def test_nullable_pandas_columns_are_numbers():
     warnings.simplefilter("error")
     value_error(lambda: B.to_counts(df), r"R contains NaN at R\[0, 0\].*missing=np.nan")
     assert B.to_counts(df, missing=np.nan).n.tolist() == [2, 3, 3, 3]
+
+
+def test_a_count_metric_on_scored_categories_says_they_are_not_0_1():
+    G = np.array([[0, 1, 2], [2, 2, 1], [0, 0, 1]])
+    value_error(lambda: B.estimate(G, "pass@2", w=[0, 0.5, 1]),
+                r"pass@2 needs 0/1 outcomes; these have 3 categories scored 0, 0.5, 1 \(grades or partial credit\)")

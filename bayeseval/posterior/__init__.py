@@ -106,7 +106,12 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     counts = to_counts(R, w)
     if w is not None and spec.kind in ("bernstein", "geospectrum"):
         wv = V.weights(w)
-        if not (counts.is_binary and wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0):
+        if not counts.is_binary:
+            shown = ", ".join(f"{v:g}" for v in wv[:6]) + (", ..." if wv.size > 6 else "")
+            raise ValueError(f"{spec.label} needs 0/1 outcomes; these have {wv.size} categories scored {shown} (grades "
+                             "or partial credit): threshold them first (which score counts as correct?), or use avg "
+                             "(or max@k) for scored categories")
+        if not (wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0):
             raise ValueError(f"w: {spec.label} counts the correct trials of 0/1 outcomes and has no use for category "
                              f"weights (got w={wv.tolist()}); drop w, or use avg (or max@k) for weighted categories")
         w = None  # 0/1 outcomes scored 0 and 1: the metric's own reading
