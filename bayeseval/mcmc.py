@@ -51,6 +51,7 @@ from . import validate as V
 from .counts import to_counts
 from .metrics.engine import bernstein_eval, moments_rows
 from .posterior import build
+from .results import _metric_list
 from ._protocol import Result
 from ._text import html_table, text_table
 from .targets import parse
@@ -143,20 +144,6 @@ def _label(v: str, bad: np.ndarray, size: int) -> str:
         return v
     shown = ", ".join(f"{v}[{i}]" for i in bad[:5].tolist())
     return shown + (f" and {bad.size - 5} more" if bad.size > 5 else "")
-
-
-def _metric_list(metrics: Any) -> list:
-    if isinstance(metrics, (str, bytes)) or not hasattr(metrics, "__iter__"):
-        metrics = [metrics]
-    out = []
-    for m in metrics:
-        if isinstance(m, tuple) and len(m) == 2 and isinstance(m[1], dict):
-            out.append((m[0], m[1]))
-        else:
-            out.append((m, {}))
-    if not out:
-        raise ValueError("metrics must name at least one metric")
-    return out
 
 
 def _diag_stats(x: np.ndarray) -> dict:

@@ -653,6 +653,8 @@ def run_values(run: Any):
 
 
 def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
+    """``metrics`` (one metric, or a list of metrics and ``(metric, params)`` pairs) as ``(metric, params)`` pairs;
+    an empty list is an error."""
     if isinstance(metrics, (str, bytes)) or not hasattr(metrics, "__iter__"):
         metrics = [metrics]
     out = []
@@ -661,6 +663,8 @@ def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
             out.append((m[0], dict(m[1])))
         else:
             out.append((m, {}))
+    if not out:
+        raise ValueError("metrics: give at least one metric, e.g. ['avg', 'pass@3']")
     return out
 
 

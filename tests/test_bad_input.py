@@ -829,3 +829,7 @@ def test_a_count_metric_on_scored_categories_says_they_are_not_0_1():
     G = np.array([[0, 1, 2], [2, 2, 1], [0, 0, 1]])
     value_error(lambda: B.estimate(G, "pass@2", w=[0, 0.5, 1]),
                 r"pass@2 needs 0/1 outcomes; these have 3 categories scored 0, 0.5, 1 \(grades or partial credit\)")
+
+
+def test_evaluate_refuses_an_empty_metric_list():
+    value_error(lambda: B.evaluate({"a": np.ones((3, 2), int)}, []), r"metrics: give at least one metric")
