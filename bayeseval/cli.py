@@ -180,7 +180,8 @@ def cmd_report(args) -> int:
     except (ValueError, TypeError) as exc:
         where = f"{exc.dataset}/{exc.model}" if several and getattr(exc, "dataset", None) else getattr(exc, "model", "")
         metric = metrics[exc.metric_index] if getattr(exc, "metric_index", None) is not None else ""
-        raise type(exc)(f"{where}, {metric}: {exc}") from exc
+        prefix = ", ".join(p for p in (where, metric) if p)
+        raise type(exc)(f"{prefix}: {exc}" if prefix else str(exc)) from exc
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")

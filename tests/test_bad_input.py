@@ -833,3 +833,11 @@ def test_a_count_metric_on_scored_categories_says_they_are_not_0_1():
 
 def test_evaluate_refuses_an_empty_metric_list():
     value_error(lambda: B.evaluate({"a": np.ones((3, 2), int)}, []), r"metrics: give at least one metric")
+
+
+def test_two_values_that_read_as_one_question_id(tmp_path):
+    """ids 1 and "1" in one model failed with ", : ids must be unique" (no file, no model, no row)."""
+    p = tmp_path / "mixq.jsonl"
+    p.write_text('{"model":"a","question":1,"score":1}\n{"model":"a","question":"1","score":0}\n')
+    value_error(lambda: B.load(p), r"mixq.jsonl \(dataset 'dataset', model 'a'\): lines 1 and 2: column 'question' "
+                                   r"holds 1 and '1', two values that read as one question id")

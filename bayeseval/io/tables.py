@@ -200,6 +200,13 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
         sub = keys.iloc[rows]
         at = f"{where} (dataset {ds!r}, model {mdl!r})"
         qcodes, qids = pd.factorize(sub["question"], sort=False)
+        texts = pd.Series([str(v) for v in qids])
+        if texts.duplicated().any():  # 1 and '1': two values, one id once written down
+            t = texts[texts.duplicated()].iloc[0]
+            a, b = (i for i, x in enumerate(texts) if x == t)
+            ra, rb = (int(rows[np.flatnonzero(qcodes == j)[0]]) for j in (a, b))
+            raise ValueError(f"{at}: {rows_of.two(ra, rb)}: column {question!r} holds {_plain(qids[a])!r} and "
+                             f"{_plain(qids[b])!r}, two values that read as one question id; write each id one way")
         if use_trial:
             t = pd.to_numeric(df[trial].iloc[rows], errors="coerce").to_numpy(dtype=float)
             bad = np.isnan(t) | (t < 0) | (t != np.round(t)) | (t > 2.0 ** 53)
