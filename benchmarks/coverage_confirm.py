@@ -10,11 +10,19 @@ binomial 95% interval.
 
 ``--cells bound`` re-measures the cells that the pool-free bound for ``2 <= n < 2k`` changed (benchmark scope, 4
 trials, k = 3), and the grid's lowest benchmark cells since that bound, with fresh seeds.
+
+``--cells default`` scores the library's default interval ("auto") instead of the exact one, on the cells that
+``results_coverage_robust_default.md`` (the default's grid) finds lowest: per metric and scope, the lowest cell at
+M >= 30 and the lowest at M = 15 (N >= 4, k <= N), read from that file when the script starts:
+
+    python benchmarks/coverage_confirm.py --cells default --reps 400 --out benchmarks/results_coverage_confirm_default.md
+    # 16 min on 2 cores
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from scipy import stats
@@ -66,10 +74,14 @@ CELLS_BOUND = [
 
 def main(argv=None) -> int:
     ap = bench_parser(__doc__, 1000, "replicates per cell (a third of it at M = 500)")
-    ap.add_argument("--cells", choices=("lowest", "bound"), default="lowest",
-                    help="lowest: CELLS (the default); bound: CELLS_BOUND")
+    ap.add_argument("--cells", choices=("lowest", "bound", "default"), default="lowest",
+                    help="lowest: CELLS (the default); bound: CELLS_BOUND; default: the default interval's lowest "
+                         "cells on its grid (results_coverage_robust_default.md)")
     args = ap.parse_args(argv)
-    cells, seed0 = (CELLS, 9100) if args.cells == "lowest" else (CELLS_BOUND, 9300)
+    method = "default" if args.cells == "default" else "exact"
+    grid = _grid_values(DEFAULT_GRID if method == "default" else EXACT_GRID)
+    cells, seed0 = {"lowest": (CELLS, 9100), "bound": (CELLS_BOUND, 9300),
+                    "default": (lowest_cells(), 9500)}[args.cells]
     tasks, seen = [], {}
     for i, (M, N, pool, _, _) in enumerate(cells):
         if (M, N, pool) not in seen:
@@ -78,16 +90,16 @@ def main(argv=None) -> int:
     tasks.sort(key=lambda t: -t[0] * t[1])
     cov, _, elapsed = run_cells(run_cell, tasks, args.workers)
     lines = ["# Lowest cells of the coverage grid, re-measured with more replicates", "",
-             f"`python benchmarks/coverage_confirm.py --reps {args.reps} --cells {args.cells}`: fresh seeds; exact (default) 95% interval; "
+             f"`python benchmarks/coverage_confirm.py --reps {args.reps} --cells {args.cells}`: fresh seeds; "
+             f"{'the default (auto)' if method == 'default' else 'the exact'} 95% interval; "
              f"{elapsed / 60:.1f} min. Floor: 93-97% at M >= 30, at least 91% at M = 15.", "",
              "Oracle: the normal interval with the estimator's true sd on the same replicates (coverage_robust.py); where "
              "it too is outside the floor, no interval with the right variance and a normal shape is inside it.", "",
              "| pool | M | N | metric | scope | at 150 replicates (grid) | replicates | coverage % | exact 95% interval | "
              "verdict | oracle % |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    grid = _grid_values()
     for M, N, pool, metric, scope in cells:
         r = seen[(M, N, pool)]
-        x = round(cov[(M, N, pool)][f"{metric}|{scope}|exact"] * r)
+        x = round(cov[(M, N, pool)][f"{metric}|{scope}|{method}"] * r)
         ci = stats.binomtest(x, r).proportion_ci(0.95, "exact")
         floor = 0.91 if M == 15 else 0.93
         verdict = ("below the floor" if ci.high < floor else "above 97%" if M >= 30 and ci.low > 0.97
@@ -98,10 +110,34 @@ def main(argv=None) -> int:
     return finish("\n".join(lines), args.out)
 
 
-def _grid_values() -> dict:
-    """Coverage of each cell and metric at 150 replicates, from results_coverage_robust.md (exact column)."""
+EXACT_GRID = "results_coverage_robust.md"  # the exact interval's grid (its first column)
+DEFAULT_GRID = "results_coverage_robust_default.md"  # the default interval's grid (its first column)
+
+
+def lowest_cells(name: str = DEFAULT_GRID) -> list[tuple]:
+    """Per metric and scope, the lowest cell at M >= 30 and the lowest at M = 15 (N >= 4, k <= N), as the grid's
+    table "Worst cell per metric and scope" names them (its coverages have one decimal; the per-cell tables round
+    to whole points)."""
+    out = []
+    for line in open(os.path.join(HERE, name), encoding="utf-8"):
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) >= 4 and c[0] in ("avg", "pass@k", "pass^k", "maj@k") and c[1] in ("benchmark", "population"):
+            big = re.match(r"[\d.]+ \((.+?), M=(\d+), N=(\d+)\)", c[2])
+            small = re.match(r"[\d.]+ \((.+?), N=(\d+)\)", c[3])
+            if big is None or small is None:
+                raise ValueError(f"{name}: cannot read the worst cells of {c[0]} / {c[1]} from {line.strip()!r}")
+            out.append((int(big[2]), int(big[3]), big[1], c[0], c[1]))
+            out.append((15, int(small[2]), small[1], c[0], c[1]))
+        elif out and not line.startswith("|"):
+            if line.strip():
+                break
+    return out
+
+
+def _grid_values(name: str = EXACT_GRID) -> dict:
+    """Coverage of each cell and metric at 150 replicates, from a grid's results file (its first column)."""
     out, scope = {}, None
-    path = os.path.join(HERE, "results_coverage_robust.md")
+    path = os.path.join(HERE, name)
     if not os.path.exists(path):
         return out
     for line in open(path, encoding="utf-8"):
@@ -110,7 +146,7 @@ def _grid_values() -> dict:
         elif scope and line.startswith("| ") and "---" not in line and "pool" not in line:
             c = [x.strip() for x in line.strip().strip("|").split("|")]
             for metric, cell in zip(("avg", "pass@k", "pass^k", "maj@k"), c[3:7]):
-                out[(int(c[1]), int(c[2]), c[0], metric, scope)] = cell.replace("*", "").split("/")[0].strip()
+                out[(int(c[1]), int(c[2]), c[0], metric, scope)] = cell.replace("*", "").split("/")[0].split("[")[0].strip()
     return out
 
 

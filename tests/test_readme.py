@@ -204,8 +204,9 @@ def test_small_m_numbers_quoted_are_the_benchmark_results():
 
 
 def test_default_coverage_quoted_is_the_grid_result():
-    """docs/honesty.md quotes results_coverage_robust_default.md (the default interval's grid, N = 1, 4, 16): its
-    summary table row for row, the cells beyond noise (below and above, with the oracle) and pass@2N's medians."""
+    """docs/honesty.md quotes results_coverage_robust_default.md (the default interval's grid, N = 1 to 64): its
+    summary table row for row, the cells beyond noise (below and above, with the oracle), the lowest cells with 64
+    trials and pass@2N's medians."""
     md = (ROOT / "benchmarks" / "results_coverage_robust_default.md").read_text(encoding="utf-8")
     doc = page("honesty.md")
     flat = " ".join(doc.split())
@@ -216,10 +217,14 @@ def test_default_coverage_quoted_is_the_grid_result():
     first = lambda cell: int(cell.split(" [")[0])  # noqa: E731 - "2 [1] / 0": per cell [oracle too] / all cells
     oracle = lambda cell: int(cell.split("[")[1].split("]")[0])  # noqa: E731
     below, above = sum(first(r[3]) for r in noise), sum(first(r[4]) for r in noise)
-    assert sum(int(r[2]) for r in noise) == 448 and (below, above) == (1, 17)
-    assert sum(oracle(r[4]) for r in noise) == 9 and sum(oracle(r[3]) for r in noise) == 1
+    assert sum(int(r[2]) for r in noise) == 672 and (below, above) == (1, 32)
+    assert sum(oracle(r[4]) for r in noise) == 16 and sum(oracle(r[3]) for r in noise) == 1
     assert all(r[3].endswith("/ 0") and r[4].endswith("/ 0") for r in noise)  # none over all cells (Bonferroni)
-    assert "the default has 1 of 448 cells below the floor" in flat and "17 are above it, all at 100% (9 with" in flat
+    assert "the default has 1 of 672 cells below the floor" in flat and "32 are above it, all at 100% (16 with" in flat
+    worst = md.split("## Worst cell per metric and scope")[1].split("\n## ")[0]
+    assert "| pass@k | benchmark | 90.7 (Beta(2,5), M=30, N=64) /" in worst
+    assert "| maj@k | benchmark | 90.0 (real: cruxeval, M=100, N=64) /" in worst
+    assert "pass@16 on Beta(2,5) at M = 30 (90.7%, benchmark scope) and maj@16 on CRUXEval at M = 100 (90.0%)" in flat
     cell = next(line for line in md.split("## population scope")[1].splitlines() if line.startswith("| two clusters | 100 | 16 |"))
     assert cell.split("|")[4].strip().startswith("**88** / 87 / 87")  # avg: default / normal / oracle
     table = md.split("## pass@2N")[1].split("## ")[0]
@@ -483,3 +488,26 @@ def test_kernel_candidate_numbers_quoted_are_the_benchmark_results():
     drop = round(float(t15[4]) - float(t15[5]))
     assert f"the three-cluster cell keeps its ratio and loses {drop} points" in flat
     assert "`--variants current,kernel,oracle --ms 15,30,100`" in flat and "--ms 15,30,100`: the pools" in km
+
+
+def test_confirm_default_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_coverage_confirm_default.md (the default interval's lowest grid cells re-run
+    with 400 fresh replicates): the grid's one cell below the floor, the lowest at M >= 30 with its exact interval,
+    and the one cell below the floor (with its interval and the oracle); every other cell is within noise."""
+    md = (ROOT / "benchmarks" / "results_coverage_confirm_default.md").read_text(encoding="utf-8")
+    flat = " ".join(page("honesty.md").split())
+    rows = {(r[0], r[1], r[2], r[3], r[4]): r for r in ([c.strip() for c in line.split("|")[1:-1]]
+            for line in md.splitlines() if line.startswith("| ") and "---" not in line and "verdict" not in line)}
+    assert len(rows) == 16 and all(r[6] == "400" for r in rows.values())
+    below = [k for k, r in rows.items() if r[9] == "below the floor"]
+    assert below == [("three clusters", "15", "16", "pass^k", "benchmark")]
+    r = rows[below[0]]
+    assert f"M = 15 in benchmark scope, {r[7]}% ({r[8]} against the 91% floor), where the oracle covers {r[10]}%" in flat
+    assert all(r[9] == "within noise of the floor" for k, r in rows.items() if k not in below)
+    grid_low = rows["two clusters", "100", "16", "avg", "population"]
+    assert grid_low[5] == "88" and f"(M = 100, 16 trials), covers {grid_low[7]}%" in flat
+    big = {k: r for k, r in rows.items() if int(k[1]) >= 30}
+    low = min(big, key=lambda k: float(big[k][7]))
+    assert low == ("real: cruxeval", "100", "64", "maj@k", "benchmark")
+    assert f"maj@16 on CRUXEval at M = 100 ({big[low][7]}%, exact interval {big[low][8]})" in flat
+    assert "15.7 min" in md and "`python benchmarks/coverage_confirm.py --cells default --reps 400`, 15.7 min" in flat
