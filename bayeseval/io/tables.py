@@ -200,10 +200,9 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
         sub = keys.iloc[rows]
         at = f"{where} (dataset {ds!r}, model {mdl!r})"
         qcodes, qids = pd.factorize(sub["question"], sort=False)
-        texts = pd.Series([str(v) for v in qids])
-        if texts.duplicated().any():  # 1 and '1': two values, one id once written down
-            t = texts[texts.duplicated()].iloc[0]
-            a, b = (i for i, x in enumerate(texts) if x == t)
+        texts = pd.Index(qids).astype(str)
+        if texts.has_duplicates:  # 1 and '1': two values, one id once written down
+            a, b = np.flatnonzero(texts == texts[texts.duplicated()][0])[:2]
             ra, rb = (int(rows[np.flatnonzero(qcodes == j)[0]]) for j in (a, b))
             raise ValueError(f"{at}: {rows_of.two(ra, rb)}: column {question!r} holds {_plain(qids[a])!r} and "
                              f"{_plain(qids[b])!r}, two values that read as one question id; write each id one way")
@@ -605,8 +604,8 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
             split = (list(ids), [0] * len(ids))  # plain ids, each once: one run per question
         if split is None:
             raise ValueError(f"{path}: column {str(qcol)!r}: the row ids are neither 'question.run' ids (q, q.1, q.2, "
-                             "...) nor one row per question; pass run= (CLI --trial-col NAME) for a separate run column, or read the file "
-                             "with format='wide' (one model, columns are trials)")
+                             "...) nor one row per question; pass run= (CLI --trial-col NAME) for a separate run "
+                             "column, or read the file with format='wide' (one model, columns are trials)")
         qs, runs = split
     models = [c for c in df.columns if c not in (qcol, run)]
     if not models:
@@ -632,6 +631,7 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
                             meta={"source": str(path), "layout": "model-columns"}, scale=scale))
     if not out_runs:
         raise ValueError(f"{path}: every model column is empty")
+    rows_are = "question, run" if run else "question.run ids" if len(qs) > M else "one per question"
     notes.append(f"{path}: read with models in columns: {len(out_runs)} models, {M} questions, "
-                 f"{N} trial{'s' if N != 1 else ''} per question (rows are {'question, run' if run else 'question.run ids' if N > 1 or len(qs) > M else 'one per question'})")
+                 f"{N} trial{'s' if N != 1 else ''} per question (rows are {rows_are})")
     return _warn(OutcomeSet(out_runs), notes)
