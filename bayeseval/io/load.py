@@ -329,6 +329,8 @@ def _check_roles(columns: dict | None) -> None:
                         f"{type(columns).__name__}")
     roles = {k: columns.get(k, k) for k in _COLUMN_KEYS}
     for k, v in columns.items():
+        if v is None:  # a role switched off (trial=None: trials in row order)
+            continue
         other = [o for o in _COLUMN_KEYS if o != k and roles.get(o) == v]
         if k in _COLUMN_KEYS and other:
             o = other[0]
