@@ -540,8 +540,13 @@ def to_counts(
             ids = R.index.to_numpy()
         if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
             raise V.InputTypeError(f"{name} must hold numbers or booleans; a DataFrame column holds text or objects")
-        nullable = any(str(t)[:1].isupper() or str(t) == "boolean" for t in R.dtypes)  # Int64, Float64, boolean
-        R = R.to_numpy(dtype=np.float64, na_value=np.nan) if nullable or R.isna().to_numpy().any() else R.to_numpy()
+        from pandas.api.types import is_extension_array_dtype
+
+        nullable = any(is_extension_array_dtype(t) for t in R.dtypes)  # Int64, Float64, boolean: pd.NA, not NaN
+        try:
+            R = R.to_numpy(dtype=np.float64, na_value=np.nan) if nullable or R.isna().to_numpy().any() else R.to_numpy()
+        except (TypeError, ValueError):  # e.g. a categorical column of text
+            raise V.InputTypeError(f"{name} must hold numbers or booleans; a DataFrame column holds text") from None
 
     if ragged:
         if mask is not None:

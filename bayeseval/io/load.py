@@ -68,11 +68,10 @@ def _header(path: Path) -> list[str]:
     return []
 
 
-def _header_roles(path: Path, columns: dict) -> dict:
+def _header_roles(path: Path, header: list[str], columns: dict) -> dict:
     """``columns`` completed from a CSV/TSV header: a role left at its default name (``question``) that the header
     spells in another case (``Question``), the only such cell, is that column.  A header of one cell that holds
     semicolons, tabs or pipes is an error: the file is not separated as its name says."""
-    header = _header(path)
     if len(header) == 1:
         for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
             if sep in header[0] and sep != ("\t" if path.suffix.lower() == ".tsv" else ","):
@@ -88,7 +87,7 @@ def _header_roles(path: Path, columns: dict) -> dict:
     return out
 
 
-def _looks_long(path: Path, columns: dict) -> bool:
+def _looks_long(path: Path, header: list[str], columns: dict) -> bool:
     """Does a CSV/TSV header hold the long table's question column and its score, model or trial column?
 
     A header with a score, model or trial column but no question column is a long table whose question
@@ -96,7 +95,6 @@ def _looks_long(path: Path, columns: dict) -> bool:
     """
     if path.suffix.lower() not in (".csv", ".tsv"):
         return True
-    header = _header(path)
     names = {k: columns.get(k, k) for k in ("question", "score", "model", "trial")}
     others = [names[k] for k in ("score", "model", "trial") if names[k] in header]
     if names["question"] in header:
@@ -144,12 +142,11 @@ def _trial_like(headers: list[str]) -> bool:
     return len(prefixes) <= 1 and len(set(numbers)) == len(numbers)
 
 
-def _check_wide_columns(path: Path, columns: dict) -> None:
+def _check_wide_columns(path: Path, header: list[str], columns: dict) -> None:
     """A file guessed to be wide whose trial columns are not numbered (``id,gpt-4o,claude-3``) could as well hold
     one column per model: an error that names both readings."""
     if path.suffix.lower() not in (".csv", ".tsv"):
         return
-    header = _header(path)
     q = columns.get("question")
     body = [h for j, h in enumerate(header) if (h != q if q in header else j != 0)]
     if len(body) >= 2 and not _trial_like(body):
@@ -163,7 +160,7 @@ def _check_wide_columns(path: Path, columns: dict) -> None:
                          "--model-col NAME --score-col NAME)")
 
 
-def _model_columns_layout(path: Path, columns: dict) -> dict | None:
+def _model_columns_layout(path: Path, header: list[str], columns: dict) -> dict | None:
     """Does a CSV/TSV hold one column per model (rows = question x run)?  ``{}`` / ``{"trial": col}`` if so.
 
     Two signs: a question and a trial (run) column with neither a score nor a model column, or row ids
@@ -172,7 +169,6 @@ def _model_columns_layout(path: Path, columns: dict) -> dict | None:
     """
     if path.suffix.lower() not in (".csv", ".tsv"):
         return None
-    header = _header(path)
     if len(header) < 2:
         return None
     names = {k: columns.get(k, k) for k in ("question", "score", "model", "trial")}
@@ -219,8 +215,9 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if path.is_dir() and fmt in ("outcomes", "long", "wide"):
         raise ValueError(f"{path}: is a folder, expected a file for format={fmt!r}")
     guessed_wide = False
-    if fmt in ("auto", "long", "wide", "model-columns") and path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
-        columns = _header_roles(path, columns)
+    header = _header(path) if path.is_file() and path.suffix.lower() in (".csv", ".tsv") else []  # read once
+    if fmt in ("auto", "long", "wide", "model-columns") and header:
+        columns = _header_roles(path, header, columns)
     if fmt == "auto" and path.is_file() and _declares_outcomes(path):
         fmt = "outcomes"
     if fmt == "auto":
@@ -232,11 +229,11 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
                 raise ValueError(f"{path}: a folder, but not an AISBench, OpenCompass or lm-eval output folder; "
                                  "pass the files inside it, or format=")
             if path.suffix.lower() in _TABLE_SUFFIXES:
-                layout = _model_columns_layout(path, columns)
+                layout = _model_columns_layout(path, header, columns)
                 if layout is not None:
                     fmt, columns = "model-columns", {**columns, **layout}
                 else:
-                    fmt = "long" if _looks_long(path, columns) else "wide"
+                    fmt = "long" if _looks_long(path, header, columns) else "wide"
                     guessed_wide = fmt == "wide"
             else:
                 raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS[1:]}")
@@ -262,7 +259,7 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
             q, sc, m = (columns.get(k, k) for k in ("question", "score", "model"))
             raise ValueError(str(exc) + _WIDE_HINT.format(q=q, s=sc, m=m)) from None
         if guessed_wide:
-            _check_wide_columns(path, columns)
+            _check_wide_columns(path, header, columns)
         return out
     if fmt in FORMATS:
         reader = _vendor(fmt)
