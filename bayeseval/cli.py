@@ -1245,6 +1245,16 @@ def _needed_extras(args) -> list:
     return need
 
 
+def _check_tau(args) -> None:
+    """--tau is g-pass@k's parameter: given with no g-pass metric it would be ignored, so it is refused."""
+    if getattr(args, "tau", None) is None:
+        return
+    names = getattr(args, "metrics", None) or getattr(args, "metric", None) or ""
+    if not any(m.strip().lower().startswith("g-pass") for m in str(names).split(",")):
+        raise UsageError(f"--tau is the threshold of g-pass@k metrics, and the metric{'s' if ',' in str(names) else ''} "
+                         f"given ({names}) has none: add a g-pass@k metric (e.g. g-pass@4) or drop --tau")
+
+
 def _require_extras(args) -> None:
     """Before any work: an ImportError naming the install command when an extra this command line needs is missing
     (the CLI prints it as one line and exits 2)."""
@@ -1269,6 +1279,7 @@ def main(argv=None) -> int:
             if not args.debug:
                 warnings.showwarning = _show_warning
             _require_extras(args)
+            _check_tau(args)
             return args.func(args)
     except BrokenPipeError:  # `bayeseval report ... | head`: the reader left; not an error
         try:

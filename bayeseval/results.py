@@ -409,12 +409,16 @@ def estimate(
 
 
 def _check_replicas(metric: Any, counts: Counts) -> None:
-    """``avg@3`` names 3 replicas per question: refuse outcomes with more (they would all be averaged)."""
+    """``avg@3`` names 3 replicas per question: refuse outcomes with more (they would all be averaged) or with
+    fewer on every question (the number named is not the number averaged)."""
     m = re.fullmatch(r"\s*avg@(\d+)\s*", metric, flags=re.IGNORECASE) if isinstance(metric, str) else None
     if m and int(m.group(1)) < counts.N:
         raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but questions have up "
                          f"to {counts.N} trials; use 'avg' (or 'avg@{counts.N}') for all of them, or keep the "
                          f"first {int(m.group(1))} trials of each question")
+    if m and int(m.group(1)) > counts.N:
+        raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but no question has more "
+                         f"than {counts.N} trials; use 'avg' (or 'avg@{counts.N}') for the trials there are")
 
 
 def _label(model: Any, labels: Any) -> str | None:

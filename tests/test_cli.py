@@ -225,6 +225,17 @@ def test_aisbench_summary_shows_the_tools_own_numbers_beside_ours(capsys):
     assert rows["mg-pass@3"]["model reported"] == pytest.approx(16.67) == rows["mg-pass@3"]["model"]
 
 
+def test_tau_without_a_g_pass_metric_is_refused(capsys):
+    code, _, err = run(capsys, "report", GAME24, "--metrics", "avg,pass@3", "--tau", "0.5")
+    assert code == 2 and err.count("\n") == 1
+    assert "--tau is the threshold of g-pass@k metrics" in err and "(avg,pass@3)" in err
+    code, _, err = run(capsys, "compare", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--tau", "0.5")
+    assert code == 2 and "the metric given (avg) has none" in err
+    code, out, _ = run(capsys, "report", GAME24, "--metrics", "avg,g-pass@3", "--tau", "0.5", "--format", "csv",
+                       "--quiet")
+    assert code == 0 and "g-pass@3 (tau=0.5)" in out
+
+
 def test_unexpected_exceptions_are_still_one_line_and_exit_2(capsys, monkeypatch):
     import bayeseval.cli as cli
 

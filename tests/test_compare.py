@@ -1225,3 +1225,15 @@ def test_benchmark_scope_with_one_trial_keeps_its_level():
         pab = compare(A, B, scope="benchmark").p_a_better
         rej += not 0.025 <= pab <= 0.975
     assert rej / 400 <= 0.065 + 2 * math.sqrt(0.05 * 0.95 / 400)
+
+
+def test_weights_0_1_on_0_1_outcomes_compare_as_the_binary_model():
+    """w=[0, 1] scores 0/1 outcomes as 0 and 1: compare and compare_all read them as the binary model (the same
+    numbers as without w), and other weights on 0/1 outcomes stay refused as categorical."""
+    rng = np.random.default_rng(0)
+    A, B = rng.integers(0, 2, (30, 4)), rng.integers(0, 2, (30, 4))
+    with_w, plain = compare(A, B, w=[0, 1]), compare(A, B)
+    assert with_w.p_a_better == plain.p_a_better and str(with_w) == str(plain)
+    assert str(compare_all({"a": A, "b": B}, w=[0, 1])) == str(compare_all({"a": A, "b": B}))
+    with pytest.raises(ValueError, match="A has avg with categorical outcomes"):
+        compare(A, B, w=[0, 2])

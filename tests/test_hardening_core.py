@@ -147,6 +147,8 @@ def test_avg_at_n_with_more_trials_than_named_is_refused():
     with pytest.raises(ValueError, match=r"avg@3.*up to 8 trials"):
         be.estimate(R8, "avg@3")
     assert be.estimate(R8, "avg@8").value == be.estimate(R8, "avg").value
+    with pytest.raises(ValueError, match=r"avg@10.*no question has more than 8 trials"):
+        be.estimate(R8, "avg@10")  # fewer trials than named: not the number averaged either
 
 
 def test_a_count_too_large_for_exact_arithmetic_is_named():

@@ -77,6 +77,18 @@ def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False, scor
     return to_outcomes(X, missing=missing, ragged=ragged, score_range=score_range, scores=scores, name=name)
 
 
+def binary_weights(metric_params: dict, counts) -> dict:
+    """``metric_params`` without ``w`` when it is ``[0, 1]`` and every model's outcomes are 0/1: the weights then
+    score 0/1 outcomes as 0 and 1, which is the binary model's own reading (an estimate keeps ``w=[0, 1]`` as
+    the categorical model, which a paired comparison does not support)."""
+    if "w" not in metric_params or not all(isinstance(c, Counts) and c.is_binary for c in counts):
+        return metric_params
+    wv = V.weights(metric_params["w"])
+    if wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0:
+        return {k: v for k, v in metric_params.items() if k != "w"}
+    return metric_params
+
+
 def _one_dimensional(X) -> bool:
     """A flat list or 1-D array of outcomes (a list of rows, even of unequal length, is not)."""
     if isinstance(X, np.ndarray):
@@ -595,7 +607,8 @@ def compare(
     cb, order = align(ca, cb, names)
     if order is not None and first_b is not None:
         first_b = first_b[order]
-    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range, **metric_params)
+    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range,
+              **binary_weights(metric_params, (ca, cb)))
     pa, pb = build(ca, metric, **kw), build(cb, metric, **kw)
     if not scored:
         Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model

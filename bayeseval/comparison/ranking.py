@@ -36,7 +36,7 @@ from ..posterior import METHODS, SCOPES, build
 from ..scores import any_scores, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
-from .paired import align, as_counts, decide, p_better, paired_difference, question_scores
+from .paired import align, as_counts, binary_weights, decide, p_better, paired_difference, question_scores
 from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test, snap_ties
 
 __all__ = ["compare_all", "Ranking", "PAIRS"]
@@ -221,7 +221,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     base = counts[names[0]]
     for k in names[1:]:
         counts[k], _ = align(base, counts[k], (names[0], k))
-    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range, **metric_params)
+    kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range,
+              **binary_weights(metric_params, counts.values()))
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once
     sides = None if scored else [Side(posts[k], k) for k in names]  # Side refuses categories, naming the model
     scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k,
