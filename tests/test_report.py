@@ -538,3 +538,26 @@ def test_rows_of_one_dataset_stay_together():
     text = to_markdown(be.evaluate(OutcomeSet(runs), ["avg"], scope="benchmark"))
     body = [line for line in text.splitlines() if line.startswith("| d") and "dataset" not in line]
     assert [line.split("|")[1].strip() for line in body] == ["dA", "dA", "dB", "dB"]
+
+
+def test_a_column_in_mixed_units_marks_no_best_and_says_so():
+    """A 0/1 model's rate (percent) beside a graded model's mean grade on [0, 2]: the larger number is not the better
+    model, so no cell of that column is bolded, and the note names each model's units; columns in one unit still
+    bold their best."""
+    rng = np.random.default_rng(0)
+    binary = rng.integers(0, 2, (20, 3))
+    graded = rng.integers(0, 3, (20, 3))
+    s = OutcomeSet([Run("d", "bin", range(20), binary),
+                    Run("d", "graded", range(20), graded, weights=np.array([0.0, 1.0, 2.0]))])
+    ev = B.evaluate(s, ["avg"])
+    md = to_markdown(ev, bold_best=True)
+    assert "**" not in md
+    assert ("avg mixes units (bin: a rate in [0, 1]; graded: on [0, 2]): its values are not comparable across those "
+            "rows, and none is marked best") in md
+    assert r"\textbf" not in to_latex(ev, bold_best=True)
+    from bayeseval.report.html import html_report
+
+    page = html_report(ev)
+    assert "avg mixes units (bin: a rate in [0, 1]; graded: on [0, 2])" in page and "none is marked best" not in page
+    same = B.evaluate(OutcomeSet([Run("d", "a", range(20), binary), Run("d", "b", range(20), 1 - binary)]), ["avg"])
+    assert "**" in to_markdown(same, bold_best=True) and "mixes units" not in to_markdown(same, bold_best=True)

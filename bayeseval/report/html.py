@@ -43,7 +43,8 @@ from typing import Any
 
 from .. import validate as V
 from .._text import fmt_prob, near_bound
-from .tables import estimates_of, interval_noun, interval_words, widened_rows, grid, level_label, point_of, scale_of
+from .tables import (estimates_of, interval_noun, interval_words, widened_rows, grid, level_label, mixed_note, mixed_units,
+                     point_of, scale_of)
 
 __all__ = ["html_report", "write_html", "provenance", "fmt_bounded", "fmt_prob"]
 
@@ -309,6 +310,10 @@ def _estimate_table(ests: list, percent: bool, digits: int | None) -> str:
             cells.append(f"<td class=num title='{_esc(tip)}'>{body}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = _what(ests, percent)
+    if percent and any(scale_of(e, True) == 1.0 for e in ests):
+        note += " Metrics outside [0, 1] are in their own units."
+    for (dataset, metric), cells in mixed_units(g).items():
+        note += " " + mixed_note(dataset, metric, cells, best=False)
     if bounded:
         note += (" Numbers with more decimals than the rest round to an end of their range without reaching it: "
                  "they keep two significant digits of their distance from it.")

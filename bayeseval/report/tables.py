@@ -240,14 +240,50 @@ def fmt_near(x: float, digits: int, scale: float = 1.0, top: float | None = None
     return near_bound(x * scale, digits, 0.0, top, fmt(x, digits, scale))
 
 
+def range_of(e) -> tuple[float, float]:
+    """The range of ``e``'s metric (its posterior's; a hand-built Estimate: its interval)."""
+    rng = getattr(e._post, "range", None)
+    return tuple(float(x) for x in (rng if rng is not None else (e.lo, e.hi)))
+
+
 def scale_of(e, percent: bool) -> float:
     """100 to show ``e`` in percent, 1 when ``percent`` is off or the metric is not a rate in [0, 1]
     (a mean grade with category weights, a payoff vector outside [0, 1]: shown in its own units)."""
     if not percent:
         return 1.0
-    rng = getattr(e._post, "range", None)
-    lo, hi = rng if rng is not None else (e.lo, e.hi)  # a hand-built Estimate: judge by its interval
+    lo, hi = range_of(e)
     return 100.0 if lo >= 0 and hi <= 1 else 1.0
+
+
+def _units(e) -> str:
+    """What a cell's number is: a rate, or a value on its metric's own range."""
+    lo, hi = range_of(e)
+    return "a rate in [0, 1]" if lo >= 0 and hi <= 1 else f"on [{lo:g}, {hi:g}]"
+
+
+def mixed_units(g) -> dict:
+    """Per (dataset, metric) column of the grid whose rows are in different units (a 0/1 model's rate beside a
+    graded model's mean grade): the units per model.  Such a column's values are not comparable."""
+    out: dict = {}
+    for metric in g.metrics:
+        for dataset in dict.fromkeys(r[0] for r in g.rows):
+            cells = {r[1]: _units(e) for r in g.rows if r[0] == dataset and (e := g.get(r, metric)) is not None}
+            if len(set(cells.values())) > 1:
+                out[(dataset, metric)] = cells
+    return out
+
+
+def mixed_note(dataset, metric: str, cells: dict, best: bool = True) -> str:
+    """The note under a table for a column whose rows are in different units (``best``: the table can bold the best
+    value, and this column's is not)."""
+    where = f" ({dataset})" if dataset else ""
+    groups: dict = {}
+    for model, unit in cells.items():
+        groups.setdefault(unit, []).append(str(model))
+    said = "; ".join(f"{', '.join(models)}: {unit}" for unit, models in groups.items())
+    return (f"{metric}{where} mixes units ({said}): its values are not comparable across those rows"
+            + (", and none is marked best" if best else "") + "; give every model the same outcome type (e.g. the "
+            "graded ones thresholded to 0/1, or all as scores on one range) to compare them.")
 
 
 def point_of(e, point: str) -> tuple[float, bool]:
@@ -492,11 +528,13 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
         rows.append(row)
         groups.append(r[0])
     n_label = 2 if g.several else 1
-    # the best displayed point estimate per metric column, within each dataset (ties all win)
+    # the best displayed point estimate per metric column, within each dataset (ties all win); none in a column
+    # whose rows are in different units
+    mixed = mixed_units(g)
     for i, r in enumerate(g.rows):
         win = set()
         for j, metric in enumerate(g.metrics):
-            if (r, metric) not in points:
+            if (r, metric) not in points or (r[0], metric) in mixed:
                 continue
             top = max(v for (rr, m), v in points.items() if m == metric and rr[0] == r[0])
             if points[(r, metric)] == top:
@@ -504,6 +542,7 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
         best.append(win)
     used = [e for e in ests if (e.dataset, model_label(e)) in set(g.rows) and e.metric in g.metrics]
     notes = [note_text(used, percent=percent, point=point, intervals=intervals, fallback=fallback, dataset=g.dataset)]
+    notes += [mixed_note(dataset, metric, cells) for (dataset, metric), cells in mixed.items()]
     notes += [c.note for c in deltas]
     return Table(header, rows, best, n_label, groups, notes)
 
