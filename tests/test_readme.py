@@ -511,3 +511,43 @@ def test_confirm_default_numbers_quoted_are_the_benchmark_results():
     assert low == ("real: cruxeval", "100", "64", "maj@k", "benchmark")
     assert f"maj@16 on CRUXEval at M = 100 ({big[low][7]}%, exact interval {big[low][8]})" in flat
     assert "15.7 min" in md and "`python benchmarks/coverage_confirm.py --cells default --reps 400`, 15.7 min" in flat
+
+
+def test_benchmark_variance_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_benchmark_variance_failures.md (the M = 15 cell binned by failures of the 0.97
+    cluster) and results_benchmark_variance.md (the posterior-MSE candidate and the candidate warning over the grid's
+    pools), each number recomputed here from the files."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_benchmark_variance_failures.md").read_text(encoding="utf-8")
+    bins = {r[0]: r for r in _table_rows(md, "failures at p")}
+    cov = lambda r: r[2].split(" [")[0]  # noqa: E731
+    zero, one, every = bins["0"], bins["1"], bins["all"]
+    assert f"{cov(zero)}% of the {zero[1]} replicates where none of those trials failed (its sd {zero[3]} times" in flat
+    assert f"{cov(one)}% of the {one[1]} with one failure (sd ratio {one[3]})" in flat
+    assert f"({cov(every)}% overall)" in flat
+    low = min(float(cov(bins[k])) for k in ("2", "3-4", ">= 5"))
+    assert f"and {low:.0f}-100% from two failures on" in flat
+    assert f"{zero[4]}% of the replicates without a failure" in flat
+    rows = _table_rows((ROOT / "benchmarks" / "results_benchmark_variance.md").read_text(encoding="utf-8"), "| pool")
+    assert len(rows) == 7 * 3 * 2 * 4
+    real = [r for r in rows if r[0].startswith("real")]
+    synthetic = [r for r in rows if not r[0].startswith("real")]
+    ratios = sorted(float(r[6]) for r in real)
+    median = (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    assert f"by a median {median:.2f} times (up to {max(ratios):.2f})" in flat
+    above = sum(float(r[4]) > 97 for r in real if int(r[1]) >= 30)
+    assert f"above 97% in {above} of their {sum(int(r[1]) >= 30 for r in real)} cells at M >= 30" in flat
+    syn30 = [r for r in synthetic if int(r[1]) >= 30]
+    assert (f"cells above 97% from {sum(float(r[4]) > 97 for r in syn30)} to {sum(float(r[5]) > 97 for r in syn30)} "
+            f"of {len(syn30)}") in flat
+    cell = next(r for r in rows if r[:4] == ["three clusters", "15", "16", "pass^8"])
+    assert f"mends the cell ({cell[5]}%;" in flat
+
+    def flagged(group):
+        n = sum(int(r[7]) for r in group)
+        return n, 100 * sum(int(r[8]) for r in group) / n
+
+    n, c = flagged(synthetic)
+    assert f"flags {n:,} of {150 * len(synthetic):,} synthetic replicates (which cover {c:.1f}%)" in flat
+    n, c = flagged(real)
+    assert f"but {n:,} of {150 * len(real):,} real-pool ones (which cover {c:.1f}%" in flat

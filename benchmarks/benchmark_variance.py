@@ -1,0 +1,337 @@
+"""Why the default's benchmark-scope interval misses where it does, and two candidate mends measured.
+
+The default (``prior="robust"``) centres the benchmark scope at the unbiased estimate and takes its spread
+from the estimator's error variance ``(1/M^2) sum_i E[Var(ghat_i | p) | s_i]`` under the fitted pool (raised to a
+pool-free estimate where that is larger).  One cell of the coverage grid is below the floor beyond noise:
+pass^8 from 16 trials, three clusters (30% of questions at p = 0.02, 30% at 0.5, 40% at 0.97), M = 15.
+
+``--part failures`` bins that cell's replicates by how many of the 0.97 cluster's trials failed, and gives
+per bin the coverage of the 95% normal interval and the median ratio of its sd to the true sd of the
+estimator's error (the oracle's).
+
+``--part variants`` runs the grid's pools x M {15, 30, 100} x N {4, 16}, benchmark scope, avg / pass@k / pass^k /
+maj@k (k = 3 at N = 4, 8 at N = 16), on the same replicates for
+
+* ``current``: the default's normal interval (its moments; clipped to the metric's range);
+* ``mse``: the variance raised, where larger, to the posterior mean squared error of the unbiased estimate about
+  the benchmark truth, ``Var(theta_B | data) + (ghat - E[theta_B | data])^2`` under the same per-question
+  posteriors (the candidate mend: it is never below the posterior variance and grows with the estimate's
+  distance from the posterior mean);
+
+and, for ``current``, the share of the error variance carried by questions whose trials all agree (all correct or
+all wrong), a candidate warning: the coverage of the replicates where that share exceeds 0.7 against the rest.
+
+``--part tilted`` runs the same cells and replicates for a third candidate, a Wilson-type interval: the error
+variance evaluated at the truth being tested instead of at the posterior.  For each ``lambda`` every question's
+posterior of ``p`` (the default's: the fitted mixture, or its located clusters) is tilted by ``exp(lambda
+g(p))``, which moves the benchmark truth's posterior mean to ``theta(lambda)``; the interval holds the ``theta``
+with ``(ghat - theta)^2 <= z^2 V(theta)``, ``V`` the error variance ``sum_i E[Var(ghat_i | p)]`` under the tilted
+posteriors (plus the default's pool-free excess).  A value of ``theta`` far from the estimate is judged with the
+variance it would have if it were true, as Wilson's interval does for one proportion (Wilson 1927, JASA 22(158)).
+
+    python benchmarks/benchmark_variance.py --part failures --reps 400
+    python benchmarks/benchmark_variance.py --part variants --reps 150
+    python benchmarks/benchmark_variance.py --part tilted --reps 150
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import sys
+import time
+
+import numpy as np
+from scipy import stats
+from scipy.special import betaln, expit, logsumexp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+
+import coverage_robust as grid  # noqa: E402
+from _common import bench_parser, finish, pool_map  # noqa: E402
+from bayeseval.counts import to_counts  # noqa: E402
+from bayeseval.metrics.engine import bernstein_eval, score_table  # noqa: E402
+from bayeseval.posterior import build  # noqa: E402
+
+Z = float(stats.norm.ppf(0.975))
+SHARE = 0.7  # the candidate warning's threshold on the share carried by questions whose trials all agree
+METRICS = ("avg", "pass@k", "pass^k", "maj@k")
+
+
+def posterior_mse(post) -> float:
+    """Summed over questions (the units of the error variance before dividing by M^2): ``Var(sum_i g(p_i) | data)``
+    (per-question posteriors, the refits' spread of their sum included) plus ``(sum_i ghat_i - E[sum_i g(p_i) |
+    data])^2``, under the same per-question posteriors as the error variance (the located clusters where the
+    default uses them).  Questions with one trial are left out, as in the error variance's bound for them."""
+    _, located = post._error_moments()
+    a, b = post._located()
+    mean_l, var_l, _ = post._mixture_moments(a, b, post.resp)
+    pick = located[None, :, None]
+    mean = np.where(pick, mean_l, post.mean_gu)[..., 0]
+    var = np.where(pick, var_l, post.var_gu)[..., 0]
+    f = post.freq * (post.n_u >= 2)
+    w = post.w
+    sums = mean @ f  # per refit
+    within = float(w @ (var @ f))
+    between = float(w @ (sums - w @ sums) ** 2)
+    bias = float(f @ post._scores()[:, 0] - w @ sums)
+    return within + between + bias**2
+
+
+def variance(post, variant: str) -> float:
+    """The benchmark-scope variance of the (single-column) metric's estimate under ``variant``."""
+    _, cov = post._benchmark_error()
+    v = float(cov[0, 0])
+    if variant == "mse":
+        v = max(v, posterior_mse(post) / post.M**2)
+    return v
+
+
+def agree_share(post) -> float:
+    """The share of the benchmark-scope error variance (the model's, plus the pool-free excess) carried by questions
+    whose trials all agree (s = 0 or s = n)."""
+    err, _ = post._error_moments()
+    v = err[:, 0, 0] * post.freq
+    total = float(v.sum()) + float(post._pool_free_excess(np.einsum("u,uab->ab", post.freq, err))[0])
+    agree = (post.s_u == 0) | (post.s_u == post.n_u)
+    return float(v[agree].sum()) / total if total > 0 else 0.0
+
+
+_LOGIT = np.linspace(-14.0, 14.0, 1401)  # the grid of p for the tilted posteriors: logit-spaced, so the ends are fine
+_P = expit(_LOGIT)
+_LOG_P, _LOG_1MP = -np.logaddexp(0.0, -_LOGIT), -np.logaddexp(0.0, _LOGIT)
+_LOG_DP = _LOG_P + _LOG_1MP + math.log(_LOGIT[1] - _LOGIT[0])  # dp = p (1 - p) dz
+_LAMBDAS = np.concatenate([-np.geomspace(2000.0, 0.01, 300), [0.0], np.geomspace(0.01, 2000.0, 300)])
+
+
+def tilted_interval(post) -> tuple[float, float]:
+    """The Wilson-type candidate (see the module docstring): questions with one trial keep the default's bound and
+    their estimate; the refits' responsibilities are averaged."""
+    err, located = post._error_moments()
+    la, lb = post._located()
+    resp = post.resp.mean(axis=0)
+    keep = post.n_u >= 2
+    c = post.C[:, 0]
+    g = bernstein_eval(c, _P)
+    f = post.freq
+    ghat = float(f @ post._scores()[:, 0] / post.M)
+    theta, V = np.zeros(_LAMBDAS.size), np.zeros(_LAMBDAS.size)
+    for u in np.flatnonzero(keep).tolist():
+        n, s = int(post.n_u[u]), int(post.s_u[u])
+        j = resp[u] > 1e-10
+        a = (la if located[u] else post.mix.a)[j] + s
+        b = (lb if located[u] else post.mix.b)[j] + n - s
+        lp = (a - 1)[:, None] * _LOG_P + (b - 1)[:, None] * _LOG_1MP - betaln(a, b)[:, None] + _LOG_DP
+        lp -= logsumexp(lp, axis=1, keepdims=True)  # each component normalised on the grid
+        logd = logsumexp(lp + np.log(resp[u, j])[:, None], axis=0)
+        h = np.maximum(bernstein_eval(score_table(c[:, None], n)[:, 0] ** 2, _P) - g**2, 0.0)
+        lw = logd[None, :] + _LAMBDAS[:, None] * g[None, :]
+        w = np.exp(lw - logsumexp(lw, axis=1, keepdims=True))
+        theta += f[u] * (w @ g)
+        V += f[u] * (w @ h)
+    excess = float(post._pool_free_excess(np.einsum("u,uab->ab", f, err))[0])
+    theta = (theta + float(f[~keep] @ post._scores()[~keep, 0])) / post.M
+    V = (V + excess + float(f[~keep] @ err[~keep, 0, 0])) / post.M**2
+    d = (ghat - theta) ** 2 - Z**2 * V
+    lo_b, hi_b = post.range
+    return max(_end(theta, d, ghat, -1.0, lo_b), lo_b), min(_end(theta, d, ghat, 1.0, hi_b), hi_b)
+
+
+def _end(theta: np.ndarray, d: np.ndarray, ghat: float, sign: float, bound: float) -> float:
+    """Walking from the estimate outward (``sign``), the last ``theta`` accepted before the first rejected one
+    (linear between the two); the range's end if none is rejected."""
+    idx = np.flatnonzero(sign * (theta - ghat) >= 0)
+    if idx.size == 0:
+        return ghat
+    order = idx[np.argsort(sign * theta[idx])]
+    t, dd = theta[order], d[order]
+    out = np.flatnonzero(dd > 0)
+    if out.size == 0:
+        return bound
+    k = int(out[0])
+    if k == 0:
+        return ghat
+    return float(t[k - 1] + (t[k] - t[k - 1]) * (-dd[k - 1]) / (dd[k] - dd[k - 1]))
+
+
+def _setup(N: int):
+    names = {m: grid.metric_name(m, N) for m in METRICS}
+    probe = to_counts(np.ones((1, N), np.int8))
+    cs = {m: (np.array([0.0, 1.0]) if m == "avg" else build(probe, names[m], prior="uniform").C[:, 0]) for m in METRICS}
+    return names, cs
+
+
+def _covered(post, v: float, truth: float) -> tuple[bool, float]:
+    mean = float(post.freq @ post._scores()[:, 0] / post.M)
+    lo_b, hi_b = post.range
+    sd = math.sqrt(max(v, 0.0))
+    lo, hi = max(mean - Z * sd, lo_b), min(mean + Z * sd, hi_b)
+    return lo - 1e-12 <= truth <= hi + 1e-12, hi - lo
+
+
+def run_variants(args):
+    M, N, pool_name, reps, seed = args
+    pool = grid.pools()[pool_name]
+    rng = np.random.default_rng(seed)
+    names, cs = _setup(N)
+    out = {m: {"current": 0, "mse": 0, "w_current": 0.0, "w_mse": 0.0, "flagged": 0, "flag_hits": 0} for m in METRICS}
+    for _ in range(reps):
+        p = grid.draw_p(rng, pool, M)
+        counts = to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8))
+        for m in METRICS:
+            post = build(counts, names[m])
+            truth = float(bernstein_eval(cs[m], p).mean())
+            row = out[m]
+            hit, width = _covered(post, variance(post, "current"), truth)
+            row["current"] += hit
+            row["w_current"] += width
+            hit_mse, width_mse = _covered(post, variance(post, "mse"), truth)
+            row["mse"] += hit_mse
+            row["w_mse"] += width_mse
+            if agree_share(post) > SHARE:
+                row["flagged"] += 1
+                row["flag_hits"] += hit
+    return (M, N, pool_name), out
+
+
+def run_tilted(args):
+    M, N, pool_name, reps, seed = args
+    pool = grid.pools()[pool_name]
+    rng = np.random.default_rng(seed)
+    names, cs = _setup(N)
+    out = {m: {"current": 0, "tilted": 0, "w_current": 0.0, "w_tilted": 0.0, "low": 0, "high": 0} for m in METRICS}
+    for _ in range(reps):
+        p = grid.draw_p(rng, pool, M)
+        counts = to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8))
+        for m in METRICS:
+            post = build(counts, names[m])
+            truth = float(bernstein_eval(cs[m], p).mean())
+            row = out[m]
+            hit, width = _covered(post, variance(post, "current"), truth)
+            row["current"] += hit
+            row["w_current"] += width
+            lo, hi = tilted_interval(post)
+            row["tilted"] += lo - 1e-12 <= truth <= hi + 1e-12
+            row["low"] += truth < lo - 1e-12
+            row["high"] += truth > hi + 1e-12
+            row["w_tilted"] += hi - lo
+    return (M, N, pool_name), out
+
+
+def run_failures(args):
+    reps, seed = args
+    M, N, metric = 15, 16, "pass^8"
+    rng = np.random.default_rng(seed)
+    values, weights = np.array([0.02, 0.5, 0.97]), np.array([0.3, 0.3, 0.4])
+    c = build(to_counts(np.ones((1, N), np.int8)), metric, prior="uniform").C[:, 0]
+    table = score_table(c[:, None], N)[:, 0]
+    t = np.arange(N + 1)
+    rows = []
+    for _ in range(reps):
+        p = values[rng.choice(3, size=M, p=weights)]
+        R = (rng.random((M, N)) < p[:, None]).astype(np.int8)
+        post = build(to_counts(R), metric)
+        g = bernstein_eval(c, p)
+        pmf = stats.binom.pmf(t[None, :], N, p[:, None])
+        sd_true = math.sqrt(max(float((pmf @ table**2 - g**2).sum()), 0.0)) / M
+        v = variance(post, "current")
+        hit, _ = _covered(post, v, float(g.mean()))
+        hit_mse, _ = _covered(post, variance(post, "mse"), float(g.mean()))
+        fails = int((N - R[p > 0.9].sum(axis=1)).sum())
+        rows.append((fails, hit, hit_mse, math.sqrt(v) / sd_true if sd_true > 0 else math.nan))
+    return rows
+
+
+def _ci(hits: int, n: int) -> str:
+    lo, hi = stats.binomtest(hits, n).proportion_ci(0.95, method="exact") if n else (math.nan, math.nan)
+    return f"{100 * hits / n:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]" if n else "-"
+
+
+def render_failures(rows, reps, seconds) -> str:
+    a = np.array(rows, dtype=float)
+    lines = ["# The benchmark scope's one cell below the floor: pass^8 from 16 trials, three clusters, M = 15", "",
+             f"`python benchmarks/benchmark_variance.py --part failures --reps {reps}` ({seconds / 60:.1f} min on 2 "
+             "cores). The 95% normal interval of the default's benchmark scope (its moments, clipped to [0, 1]), "
+             "binned by the failures among the trials of the questions at p = 0.97 (about 6 questions x 16 trials); "
+             "sd ratio: the interval's sd over the true sd of the estimator's error (median). mse: the variance "
+             "raised to the posterior mean squared error of the estimate (see the script's docstring).", "",
+             "| failures at p = 0.97 | replicates | coverage (exact 95% interval) | median sd ratio | mse: coverage |",
+             "|---|---|---|---|---|"]
+    bins = [(0, 0), (1, 1), (2, 2), (3, 4), (5, 99)]
+    for lo, hi in bins:
+        sel = (a[:, 0] >= lo) & (a[:, 0] <= hi)
+        n = int(sel.sum())
+        if not n:
+            continue
+        label = str(lo) if lo == hi else (f"{lo}-{hi}" if hi < 99 else f">= {lo}")
+        lines.append(f"| {label} | {n} | {_ci(int(a[sel, 1].sum()), n)} | {np.nanmedian(a[sel, 3]):.2f} | "
+                     f"{100 * a[sel, 2].mean():.1f} |")
+    n = len(a)
+    lines.append(f"| all | {n} | {_ci(int(a[:, 1].sum()), n)} | {np.nanmedian(a[:, 3]):.2f} | "
+                 f"{_ci(int(a[:, 2].sum()), n)} |")
+    return "\n".join(lines)
+
+
+def render_variants(results, reps, seconds) -> str:
+    lines = ["# Benchmark-scope variance: the default against the posterior-MSE candidate, and a candidate warning", "",
+             f"`python benchmarks/benchmark_variance.py --part variants --reps {reps}` ({seconds / 60:.1f} min on 2 "
+             "cores; the same replicates for both variants). Coverage of the 95% normal interval in percent; width: "
+             "the candidate's mean width over the default's. Flagged: replicates where questions whose trials all "
+             f"agree carry more than {SHARE:g} of the default's error variance, and how many of them the default covers.",
+             "", "| pool | M | N | metric | default | mse | width mse / default | flagged | covered when flagged |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for (M, N, pool), out in sorted(results, key=lambda r: (r[0][2], r[0][0], r[0][1])):
+        for m in METRICS:
+            row = out[m]
+            ratio = row["w_mse"] / row["w_current"] if row["w_current"] > 0 else math.nan
+            flag = str(row["flag_hits"])
+            lines.append(f"| {pool} | {M} | {N} | {grid.metric_name(m, N)} | {100 * row['current'] / reps:.1f} | "
+                         f"{100 * row['mse'] / reps:.1f} | {ratio:.2f} | {row['flagged']} | {flag} |")
+    return "\n".join(lines)
+
+
+def render_tilted(results, reps, seconds) -> str:
+    lines = ["# Benchmark-scope interval: the default against a Wilson-type candidate (variance at the tested truth)", "",
+             f"`python benchmarks/benchmark_variance.py --part tilted --reps {reps}` ({seconds / 60:.1f} min on 2 cores; "
+             "the replicates of `--part variants`). Coverage of 95% intervals in percent: the default's normal "
+             "interval (its moments) and the candidate (see the script's docstring); misses below / above: how many "
+             "replicates the candidate missed with the truth below its lower end / above its upper end; width: the "
+             "candidate's mean width over the default's.", "",
+             "| pool | M | N | metric | default | tilted | misses below / above | width tilted / default |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (M, N, pool), out in sorted(results, key=lambda r: (r[0][2], r[0][0], r[0][1])):
+        for m in METRICS:
+            row = out[m]
+            ratio = row["w_tilted"] / row["w_current"] if row["w_current"] > 0 else math.nan
+            lines.append(f"| {pool} | {M} | {N} | {grid.metric_name(m, N)} | {100 * row['current'] / reps:.1f} | "
+                         f"{100 * row['tilted'] / reps:.1f} | {row['low']} / {row['high']} | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = bench_parser(__doc__, None, "replicates (default 400 for failures, 150 per cell for variants)")
+    ap.add_argument("--part", choices=("failures", "variants", "tilted"), required=True)
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    if args.part == "failures":
+        reps = args.reps or 400
+        half = [(reps // 2, 11), (reps - reps // 2, 12)]
+        chunks, _ = pool_map(run_failures, half, args.workers)
+        rows = [r for chunk in chunks for r in chunk]
+        return finish(render_failures(rows, reps, time.time() - t0), args.out)
+    reps = args.reps or 150
+    tasks = [(M, N, pool, reps, 3000 + i) for i, (M, N, pool) in
+             enumerate(itertools.product((15, 30, 100), (4, 16), grid.pools()))]
+    tasks.sort(key=lambda t: -t[0] * t[1])
+    if args.part == "tilted":
+        results, _ = pool_map(run_tilted, tasks, args.workers)
+        return finish(render_tilted(results, reps, time.time() - t0), args.out)
+    results, _ = pool_map(run_variants, tasks, args.workers)
+    return finish(render_variants(results, reps, time.time() - t0), args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
