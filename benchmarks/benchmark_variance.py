@@ -172,53 +172,47 @@ def _covered(post, v: float, truth: float) -> tuple[bool, float]:
     return lo - 1e-12 <= truth <= hi + 1e-12, hi - lo
 
 
-def run_variants(args):
-    M, N, pool_name, reps, seed = args
+def _replicates(out: dict, M: int, N: int, pool_name: str, reps: int, seed: int):
+    """Per replicate and metric of the cell: ``(metric, posterior, benchmark truth, default's hit)``, the default's
+    coverage and width counted in ``out[metric]``."""
     pool = grid.pools()[pool_name]
     rng = np.random.default_rng(seed)
     names, cs = _setup(N)
-    out = {m: {"current": 0, "mse": 0, "w_current": 0.0, "w_mse": 0.0, "flagged": 0, "flag_hits": 0} for m in METRICS}
     for _ in range(reps):
         p = grid.draw_p(rng, pool, M)
         counts = to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8))
         for m in METRICS:
             post = build(counts, names[m])
             truth = float(bernstein_eval(cs[m], p).mean())
-            row = out[m]
             hit, width = _covered(post, variance(post, "current"), truth)
-            row["current"] += hit
-            row["w_current"] += width
-            hit_mse, width_mse = _covered(post, variance(post, "mse"), truth)
-            row["mse"] += hit_mse
-            row["w_mse"] += width_mse
-            if agree_share(post) > SHARE:
-                row["flagged"] += 1
-                row["flag_hits"] += hit
-    return (M, N, pool_name), out
+            out[m]["current"] += hit
+            out[m]["w_current"] += width
+            yield m, post, truth, hit
+
+
+def run_variants(args):
+    out = {m: {"current": 0, "mse": 0, "w_current": 0.0, "w_mse": 0.0, "flagged": 0, "flag_hits": 0} for m in METRICS}
+    for m, post, truth, hit in _replicates(out, *args):
+        row = out[m]
+        hit_mse, width_mse = _covered(post, variance(post, "mse"), truth)
+        row["mse"] += hit_mse
+        row["w_mse"] += width_mse
+        if agree_share(post) > SHARE:
+            row["flagged"] += 1
+            row["flag_hits"] += hit
+    return tuple(args[:3]), out
 
 
 def run_tilted(args):
-    M, N, pool_name, reps, seed = args
-    pool = grid.pools()[pool_name]
-    rng = np.random.default_rng(seed)
-    names, cs = _setup(N)
     out = {m: {"current": 0, "tilted": 0, "w_current": 0.0, "w_tilted": 0.0, "low": 0, "high": 0} for m in METRICS}
-    for _ in range(reps):
-        p = grid.draw_p(rng, pool, M)
-        counts = to_counts((rng.random((M, N)) < p[:, None]).astype(np.int8))
-        for m in METRICS:
-            post = build(counts, names[m])
-            truth = float(bernstein_eval(cs[m], p).mean())
-            row = out[m]
-            hit, width = _covered(post, variance(post, "current"), truth)
-            row["current"] += hit
-            row["w_current"] += width
-            lo, hi = tilted_interval(post)
-            row["tilted"] += lo - 1e-12 <= truth <= hi + 1e-12
-            row["low"] += truth < lo - 1e-12
-            row["high"] += truth > hi + 1e-12
-            row["w_tilted"] += hi - lo
-    return (M, N, pool_name), out
+    for m, post, truth, _ in _replicates(out, *args):
+        row = out[m]
+        lo, hi = tilted_interval(post)
+        row["tilted"] += lo - 1e-12 <= truth <= hi + 1e-12
+        row["low"] += truth < lo - 1e-12
+        row["high"] += truth > hi + 1e-12
+        row["w_tilted"] += hi - lo
+    return tuple(args[:3]), out
 
 
 def run_failures(args):
