@@ -590,8 +590,10 @@ def test_k_and_magnitudes_are_bounded(client):
     error_of(client.post("/v1/compare", json={"a": R, "b": R, "metric": "pass@20000"}), 422, "metric")
     error_of(client.post("/v1/aisbench", files={"file": ("x.zip", zip_of(WORK), "application/zip")},
                          params={"metrics": "avg,pass@100000"}), 422, "metrics")
-    assert client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["pass@1000", "avg@100000"]}
-                       ).status_code == 200
+    assert client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["pass@1000", "avg@3"]}
+                       ).status_code == 200  # avg@N's N is the number of replicas, not a k: bounded by the data
+    err = error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": ["avg@100000"]}), 422)
+    assert "names 100000 replicas per question, but no question has more than 3 trials" in err["message"]
     error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [{"payoff": [1e308, 1e308, 1e308]}],
                                               "interval": "normal"}), 422, "metrics[0].payoff[0]")
     error_of(client.post("/v1/metrics", json={"models": {"a": R}, "metrics": [
