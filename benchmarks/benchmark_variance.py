@@ -277,14 +277,19 @@ def render_variants(results, reps, seconds) -> str:
              f"agree carry more than {SHARE:g} of the default's error variance, and how many of them the default covers.",
              "", "| pool | M | N | metric | default | mse | width mse / default | flagged | covered when flagged |",
              "|---|---|---|---|---|---|---|---|---|"]
+    for head, row in _cells(results, reps):
+        ratio = row["w_mse"] / row["w_current"] if row["w_current"] > 0 else math.nan
+        lines.append(f"{head}{100 * row['mse'] / reps:.1f} | {ratio:.2f} | {row['flagged']} | {row['flag_hits']} |")
+    return "\n".join(lines)
+
+
+def _cells(results, reps: int):
+    """Per cell and metric, sorted by pool, M and N: the row's leading cells (pool, M, N, metric, the default's
+    coverage) and the metric's counts."""
     for (M, N, pool), out in sorted(results, key=lambda r: (r[0][2], r[0][0], r[0][1])):
         for m in METRICS:
             row = out[m]
-            ratio = row["w_mse"] / row["w_current"] if row["w_current"] > 0 else math.nan
-            flag = str(row["flag_hits"])
-            lines.append(f"| {pool} | {M} | {N} | {grid.metric_name(m, N)} | {100 * row['current'] / reps:.1f} | "
-                         f"{100 * row['mse'] / reps:.1f} | {ratio:.2f} | {row['flagged']} | {flag} |")
-    return "\n".join(lines)
+            yield f"| {pool} | {M} | {N} | {grid.metric_name(m, N)} | {100 * row['current'] / reps:.1f} | ", row
 
 
 def render_tilted(results, reps, seconds) -> str:
@@ -296,12 +301,9 @@ def render_tilted(results, reps, seconds) -> str:
              "candidate's mean width over the default's.", "",
              "| pool | M | N | metric | default | tilted | misses below / above | width tilted / default |",
              "|---|---|---|---|---|---|---|---|"]
-    for (M, N, pool), out in sorted(results, key=lambda r: (r[0][2], r[0][0], r[0][1])):
-        for m in METRICS:
-            row = out[m]
-            ratio = row["w_tilted"] / row["w_current"] if row["w_current"] > 0 else math.nan
-            lines.append(f"| {pool} | {M} | {N} | {grid.metric_name(m, N)} | {100 * row['current'] / reps:.1f} | "
-                         f"{100 * row['tilted'] / reps:.1f} | {row['low']} / {row['high']} | {ratio:.2f} |")
+    for head, row in _cells(results, reps):
+        ratio = row["w_tilted"] / row["w_current"] if row["w_current"] > 0 else math.nan
+        lines.append(f"{head}{100 * row['tilted'] / reps:.1f} | {row['low']} / {row['high']} | {ratio:.2f} |")
     return "\n".join(lines)
 
 
