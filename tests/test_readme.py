@@ -551,3 +551,28 @@ def test_benchmark_variance_numbers_quoted_are_the_benchmark_results():
     assert f"flags {n:,} of {150 * len(synthetic):,} synthetic replicates (which cover {c:.1f}%)" in flat
     n, c = flagged(real)
     assert f"but {n:,} of {150 * len(real):,} real-pool ones (which cover {c:.1f}%" in flat
+
+
+def test_tilted_candidate_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_benchmark_variance_tilted.md (the Wilson-type candidate): the cell, the
+    synthetic pools' cells below the floor and above 97% for both intervals, and the real pools' pass^k widths,
+    each recomputed here from the file's rows."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_benchmark_variance_tilted.md").read_text(encoding="utf-8")
+    rows = [r for r in _table_rows(md, "| pool") if len(r) == 8]
+    assert len(rows) == 7 * 3 * 2 * 4
+    minutes = re.search(r"\(([0-9.]+) min on 2 cores", md).group(1)
+    assert f"`--part tilted --reps 150`, {minutes} min," in flat
+    cell = next(r for r in rows if r[:4] == ["three clusters", "15", "16", "pass^8"])
+    assert f"takes the cell from {cell[4]}% to {cell[5]}% (width {cell[7]} times the default's)" in flat
+    synthetic = [r for r in rows if not r[0].startswith("real")]
+    below = lambda col: sum(float(r[col]) < (93.0 if int(r[1]) >= 30 else 91.0) for r in synthetic)  # noqa: E731
+    above = lambda col: sum(float(r[col]) > 97.0 for r in synthetic)  # noqa: E731
+    assert f"cells below the floor from {below(4)} to {below(5)} of {len(synthetic)}" in flat
+    assert f"their cells above 97% from {above(4)} to {above(5)}," in flat
+    real = [r for r in rows if r[0].startswith("real") and r[3].startswith("pass^")]
+    ratios = sorted(float(r[7]) for r in real)
+    median = (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    widest = max(real, key=lambda r: float(r[7]))
+    assert f"by a median {median:.2f} times, up to {float(widest[7]):.2f} times" in flat
+    assert widest[:3] == ["real: game24 CoT", "15", "16"] and f"covers {widest[4]}% already" in flat
