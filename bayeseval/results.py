@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import dataclasses
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -310,10 +311,11 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
             lo, hi = max(lo, lo_b), min(hi, hi_b)
     if value is None or lo <= value <= hi:
         return lo, hi
-    if lo_b < value < hi_b:  # inside the range: a posterior centred at the value (the default) whose skew puts its
-        # equal-tailed interval past it at a low level moves the nearer end to it; a prior that pulls keeps its
-        # interval (the reference numbers) and its result says that it pulls
-        return _contain(lo, hi, value) if post.centred else (lo, hi)
+    if lo_b < value < hi_b:  # inside the range: a posterior centred at the value (the default), or whose mean the
+        # value is (Bayes@N), whose skew puts its equal-tailed or shortest interval past it at a low level moves the
+        # nearer end to it; a prior that pulls keeps its interval (the reference numbers) and its result says so
+        own_mean = math.isclose(value, post.moments(scope)[0], rel_tol=1e-9, abs_tol=1e-12)
+        return _contain(lo, hi, value) if post.centred or own_mean else (lo, hi)
     if method == "normal":
         from scipy.special import ndtri
 

@@ -3,6 +3,9 @@ reported with at the range's bounds, ties in exact arithmetic are ties, each tes
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -34,6 +37,41 @@ def test_interval_contains_its_value_at_the_bounds(metric, scope, interval, prio
         assert 0.93 <= inside <= 0.985  # (an hdi from 4,000 draws, checked on 20,000 others)
 
 
+@pytest.mark.parametrize("metric", ["avg", "pass@2", "pass^2"])
+@pytest.mark.parametrize("scope", ["benchmark", "population"])
+@pytest.mark.parametrize("interval", ["exact", "hdi", "normal"])
+@pytest.mark.parametrize("level", [0.5, 0.95])
+def test_a_difference_interval_contains_its_mean_at_the_bounds(metric, scope, interval, level):
+    """A solves every question, B none: the observed difference is 1 (the range's end) and the benchmark-scope
+    interval of the difference reached only 0.99992 at level 0.5; one-sided now, holding ``level`` of the
+    draws, and mirrored when the models are swapped."""
+    A, B = np.ones((5, 3), int), np.zeros((5, 3), int)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = be.compare(A, B, metric=metric, scope=scope, level=level, interval=interval, seed=0).delta
+        m = be.compare(B, A, metric=metric, scope=scope, level=level, interval=interval, seed=0).delta
+    assert d.lo <= d.mean <= d.hi and m.lo <= m.mean <= m.hi
+    if scope == "benchmark":
+        assert d.mean == 1.0 and d.hi == 1.0 and d.lo < 1.0
+        assert m.mean == -1.0 and m.lo == -1.0 and m.hi > -1.0
+
+
+@pytest.mark.parametrize("interval", ["exact", "hdi"])
+@pytest.mark.parametrize("R", [np.ones((1, 5), int), np.array([[1, 1, 1, 1, 0]] * 3)])
+def test_bayes_at_n_intervals_contain_the_posterior_mean_they_report(interval, R):
+    """Bayes@N's value is its posterior's mean; a skewed posterior's shortest 50% interval (Beta(6, 1): [0.891, 1])
+    passed it (0.857), so its nearer end moves to the value.  A prior that pulls (avg with prior='uniform') keeps
+    its interval and warns."""
+    for level in (0.3, 0.5, 0.95):
+        e = be.estimate(R, "bayes", interval=interval, level=level)
+        assert e.lo <= e.value <= e.hi, (level, e.value, e.lo, e.hi)
+    e = be.estimate(np.ones((1, 5), int), "bayes", interval="hdi", level=0.5)
+    assert e.value == pytest.approx(6 / 7) and e.lo == pytest.approx(6 / 7) and e.hi > 0.99
+    with pytest.warns(be.ModelCheckWarning, match="shrinks each question"):
+        u = be.estimate(np.array([[1, 1, 1, 1, 0]] * 3), "avg", prior="uniform", interval="hdi", level=0.3)
+    assert u.value == pytest.approx(0.8) and u.hi < 0.8
+
+
 def test_the_audit_case_pass4_of_all_correct():
     """pass@4 = 1.0 used to come with [0.931, 0.9999988]."""
     e = be.estimate(np.ones((30, 16), int), "pass@4", scope="benchmark")
@@ -53,6 +91,25 @@ def test_ties_in_exact_arithmetic_are_ties():
     c = be.compare(A, B, metric="pass@5", prior="uniform", seed=1, resamples=2000)
     w = stats.wilcoxon(exact, zero_method="wilcox")
     assert c.wilcoxon.p_value == pytest.approx(float(w.pvalue), rel=1e-12)
+
+
+def test_opposite_differences_tie_in_magnitude_and_the_order_of_the_models_does_not_matter():
+    """avg differences of exactly 1, 1, 1, 2, 3, -1 fifths, computed as 4/5 - 3/5 beside 2/5 - 3/5 (they differ by
+    1e-16 in floating point): Wilcoxon ranks |d|, so +1/5 and -1/5 tie; the p-value is scipy's on the exact
+    differences (10/64 by enumeration) whichever model comes first."""
+    def mat(c, n=5):
+        return np.array([[1] * x + [0] * (n - x) for x in c])
+
+    A, B = mat([4, 3, 3, 4, 5, 2]), mat([3, 2, 2, 2, 2, 3])
+    expected = float(stats.wilcoxon([1, 1, 1, 2, 3, -1]).pvalue)
+    assert expected == pytest.approx(10 / 64)
+    with np.errstate(all="ignore"), pytest.warns(be.ModelCheckWarning):
+        ab, ba = be.compare(A, B, seed=0), be.compare(B, A, seed=0)
+    assert ab.wilcoxon.p_value == pytest.approx(expected, rel=1e-12)
+    assert ba.wilcoxon.p_value == pytest.approx(expected, rel=1e-12)
+    assert ab.permutation.p_value == pytest.approx(ba.permutation.p_value, rel=1e-12)
+    d = snap_ties(np.array([0.8 - 0.6, 0.4 - 0.6, 0.1 + 0.2 - 0.3]))
+    assert d[0] == -d[1] and d[2] == 0.0 and not np.signbit(d[2])
 
 
 def test_a_pass_at_k_comparison_says_mcnemar_tests_avg():
@@ -104,3 +161,13 @@ def test_type_one_error_of_the_verdict_stays_near_its_level():
         B = (rng.random((30, 4)) < p[:, None]).astype(int)
         rejected += be.compare(A, B, seed=r, resamples=1000, draws=1000).decision is not None
     assert rejected / 200 <= 0.10  # nominal 5%; before, the posterior-only verdict was at 7-10% on such pools
+
+
+def test_docs_metrics_k_beyond_the_trials_has_no_value_and_an_extrapolated_mean():
+    """docs/metrics.md: pass@8 on the quick start's 2 x 5 matrix has value None and mean 0.959, with a warning."""
+    R = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 1, 1]])
+    with pytest.warns(be.ModelCheckWarning, match="there is no unbiased estimate"):
+        e = be.estimate(R, "pass@8")
+    assert e.value is None and round(e.mean, 3) == 0.959
+    text = " ".join((Path(__file__).parents[1] / "docs" / "metrics.md").read_text().split())
+    assert f"`mean` is the fitted pool's extrapolation ({e.mean:.3f} here)" in text

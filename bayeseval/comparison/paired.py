@@ -496,13 +496,35 @@ def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: i
         if pa.prior.label == "robust" and min(int(pa.counts.n.min()), int(pb.counts.n.min())) == 1:
             notes.append("one trial for some questions: the benchmark-scope difference takes the widest error for "
                          "them (equally hard questions), conservative")
+    lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
     if method == "normal":
         z = float(ndtri(0.5 + level / 2))
-        lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
         lo, hi = max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
     else:
-        lo, hi = interval_from_draws(dx, level, method)
+        lo, hi = reach_value(*interval_from_draws(dx, level, method), mean, dx, level, (lo_b, hi_b))
     return Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis), dx, notes
+
+
+def reach_value(lo: float, hi: float, value: float, dx: np.ndarray, level: float, bounds) -> tuple[float, float]:
+    """An interval from draws ``dx`` that contains the ``value`` it is reported with: where the value sits on an end
+    of the range ``bounds`` (A solves every question, B none) and outside ``(lo, hi)``, the one-sided interval that
+    holds ``level`` of the draws and reaches that end; elsewhere outside (a skewed posterior at a low level), the
+    nearer end moves to the value.
+
+    >>> dx = np.linspace(0.5, 1.0, 101)
+    >>> reach_value(0.62, 0.87, 1.0, dx, 0.5, (-1.0, 1.0))
+    (0.75, 1.0)
+    >>> reach_value(0.62, 0.87, 0.6, dx, 0.5, (-1.0, 1.0))
+    (0.6, 0.87)
+    """
+    if lo <= value <= hi:
+        return lo, hi
+    lo_b, hi_b = bounds
+    if value >= hi_b:
+        return max(float(np.quantile(dx, 1.0 - level)), lo_b), hi_b
+    if value <= lo_b:
+        return lo_b, min(float(np.quantile(dx, level)), hi_b)
+    return min(lo, value), max(hi, value)
 
 
 def p_better(dx: np.ndarray) -> float:

@@ -42,28 +42,33 @@ DEFAULT_RESAMPLES = 10_000
 
 
 def snap_ties(d: np.ndarray, rel: float = 1e-12) -> np.ndarray:
-    """Per-question differences with float noise removed: values equal in exact arithmetic compare equal.
+    """Per-question differences with float noise removed: values equal in exact arithmetic compare equal, and so
+    do magnitudes (a rank test ranks ``|d|``; a sign flip maps ``d`` to ``-d``).
 
     The per-question scores are rationals (hypergeometric sums) computed in floating point, so two
-    questions with the same exact difference can differ by 1e-16 and no longer tie in a rank test or a
-    permutation.  Values within ``rel * max(1, max |d|)`` of each other (after sorting) become the
-    smallest of their group, and values that close to 0 become 0.
+    questions with the same exact difference, or with opposite ones (``4/5 - 3/5`` against ``2/5 - 3/5``), can
+    differ by 1e-16 and no longer tie in a rank test or a permutation.  Magnitudes within ``rel * max(1, max
+    |d|)`` of each other (after sorting) become the smallest of their group, keeping each value's sign, and
+    values that close to 0 become 0.
 
     >>> snap_ties(np.array([0.1 + 0.2 - 0.3, 0.3, 0.1 + 0.2])).tolist()
     [0.0, 0.3, 0.3]
+    >>> snap_ties(np.array([0.8 - 0.6, 0.4 - 0.6])).tolist()
+    [0.19999999999999996, -0.19999999999999996]
     """
     d = np.asarray(d, dtype=np.float64)
     if d.size == 0:
         return d.copy()
-    tol = rel * max(1.0, float(np.max(np.abs(d))))
-    order = np.argsort(d, kind="stable")
-    xs = d[order]
+    a = np.abs(d)
+    tol = rel * max(1.0, float(np.max(a)))
+    order = np.argsort(a, kind="stable")
+    xs = a[order]
     new = np.concatenate([[True], np.diff(xs) > tol])
     reps = xs[new][np.cumsum(new) - 1]
     out = np.empty_like(d)
     out[order] = reps
-    out[np.abs(out) <= tol] = 0.0
-    return out
+    out[out <= tol] = 0.0
+    return np.where(out > 0, np.copysign(out, d), 0.0)
 
 
 @dataclass(frozen=True, eq=False)
