@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -55,7 +56,8 @@ def _progress(iterable, args, desc: str, total: int | None = None):
 def _split(text: str | None, flag: str = "") -> list[str] | None:
     if text is None:
         return None
-    items = [t.strip() for t in text.split(",") if t.strip()]
+    items = [t.strip() for t in re.split(r",(?![^\[]*\])", text) if t.strip()]  # commas inside [...] (a payoff
+    # vector) do not split
     if not items:
         raise UsageError(f"{flag or 'a list option'}: give at least one comma-separated name, got {text!r}")
     return items
@@ -206,6 +208,35 @@ def cmd_report(args) -> int:
     return 0
 
 
+#: the options that name a file the command writes, by attribute
+OUTPUT_FLAGS = {"output": "--output", "html": "--html", "plot": "--plot", "plot_pass_k": "--plot-pass-k"}
+
+
+def _check_paths(args) -> None:
+    """Before any work: no output file is a folder, one of the inputs (writing it would replace the data), or
+    another output of the same command."""
+    inputs = []
+    for name in ("paths", "path", "data"):
+        value = getattr(args, name, None)
+        inputs += [value] if isinstance(value, str) else list(value or [])
+    seen = {}
+    for name, flag in OUTPUT_FLAGS.items():
+        path = getattr(args, name, None)
+        if not path:
+            continue
+        p = Path(path)
+        if p.is_dir():
+            raise UsageError(f"{flag} {path}: is a folder; name a file to write")
+        where = p.resolve()
+        for src in inputs:
+            if Path(src).resolve() == where:
+                raise UsageError(f"{flag} {path} is also an input: writing it would replace the data; "
+                                 "name another file")
+        if where in seen:
+            raise UsageError(f"{flag} and {seen[where]} name the same file {path}; name two files")
+        seen[where] = flag
+
+
 def _check_output(path) -> None:
     """Fail before any work when an output file cannot be written (folder missing, unknown image type)."""
     if not path:
@@ -305,6 +336,9 @@ def _baseline_comparisons(data, args, metric: str):
     names = [r.model for r in binary]
     if args.baseline not in names:
         raise UsageError(f"--baseline: no model {args.baseline!r} with 0/1 outcomes; models: {names}")
+    if len(binary) < 2:
+        raise UsageError(f"--baseline compares every other model with {args.baseline!r}, but the inputs hold no "
+                         "other model with 0/1 outcomes")
     base = next(r for r in binary if r.model == args.baseline)
     return [compare(r.counts(str_ids), base.counts(str_ids), metric=metric, scope=args.scope, level=args.level,
                     seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
@@ -632,6 +666,15 @@ def cmd_pairwise(args) -> int:
     if args.judges:
         import pandas as pd
 
+        given = [flag for flag, value in (("--winner", args.winner != "winner"), ("--judge", args.judge),
+                                          ("--order", args.order), ("--shown-first", args.shown_first)) if value]
+        if given:
+            raise UsageError(f"--judges names one verdict column per judge, so {', '.join(given)} (for a long "
+                             "battle log, one row per label) does not apply; leave it out")
+        judges = [c.strip() for c in args.judges.split(",") if c.strip()]
+        if len(set(judges)) != len(judges):
+            raise UsageError(f"--judges: a column is named twice in {args.judges!r}")
+
         if not str(path).endswith(".csv"):
             raise UsageError(f"{path}: --judges reads a CSV with one verdict column per judge")
         try:
@@ -640,7 +683,7 @@ def cmd_pairwise(args) -> int:
             raise ValueError(f"{path}: cannot read ({exc})") from None
         from .pairwise.data import item_column
 
-        prefs = from_wide(df, [c.strip() for c in args.judges.split(",") if c.strip()],
+        prefs = from_wide(df, judges,
                           item=args.item or item_column(df.columns, str(path)), model_a=args.model_a,
                           model_b=args.model_b, invalid=args.invalid)
     else:
@@ -1280,6 +1323,7 @@ def main(argv=None) -> int:
                 warnings.showwarning = _show_warning
             _require_extras(args)
             _check_tau(args)
+            _check_paths(args)
             return args.func(args)
     except BrokenPipeError:  # `bayeseval report ... | head`: the reader left; not an error
         try:

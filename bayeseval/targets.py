@@ -108,6 +108,12 @@ def parse(metric: Any, **params) -> MetricSpec:
             raise ValueError(f"a payoff-vector metric takes no parameters, got {sorted(params)}")
         return MetricSpec("custom", {"k": c.size - 1}, "bernstein", c)
     name = metric.strip().lower().replace(" ", "")
+    if name.startswith("[") and name.endswith("]"):  # a payoff vector spelled out (the command line's '[0,0,1]')
+        try:
+            vector = [float(x) for x in name[1:-1].split(",")]
+        except ValueError:
+            raise ValueError(f"metric {metric!r}: a payoff vector is numbers in brackets, e.g. '[0,0,1]'") from None
+        return parse(vector, **params)
     name = _ALIASES.get(name, name)
     if re.fullmatch(r"avg@\d+", name):  # AISBench's avg@n with n spelled out (the mean over all n replicas)
         name = "avg@n"

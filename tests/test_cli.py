@@ -311,3 +311,81 @@ def test_compare_one_model_across_two_datasets_of_one_file(capsys):
     res = json.loads(out)[0]
     assert res["M"] == 800 and res["models"] == ["CRUXEval-I/codellama-7b", "CRUXEval-O/codellama-7b"]
     assert res["delta"]["mean"] == pytest.approx(0.047, abs=0.002)  # 44.99 - 40.29 points, shrunk slightly
+
+
+# --------------------------------------------------------------------------- review: flags that were ignored or destructive
+def test_an_output_file_that_is_an_input_a_folder_or_another_output_is_refused(capsys, tmp_path):
+    data = tmp_path / "g.json"
+    data.write_bytes(Path(GAME24).read_bytes())
+    before = data.read_bytes()
+    cases = [(("compare", "--data", str(data), "gpt-4 CoT", "gpt-4 IO", "-o", str(data)),
+              f"--output {data} is also an input: writing it would replace the data"),
+             (("report", str(data), "--html", str(tmp_path / "." / "g.json")), "--html"),
+             (("report", str(data), "-o", str(tmp_path)), f"--output {tmp_path}: is a folder; name a file to write"),
+             (("report", str(data), "-o", str(tmp_path / "t.txt"), "--html", str(tmp_path / "t.txt")),
+              "--html and --output name the same file")]
+    for argv, message in cases:
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, err)
+    assert data.read_bytes() == before and not (tmp_path / "t.txt").exists()
+
+
+def test_a_misspelt_dataset_or_trial_column_is_an_error_not_a_pooled_table(capsys, tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text("bench,model,question,trial,score\neasy,m,q1,0,1\neasy,m,q2,0,0\nhard,m,q1,0,1\nhard,m,q2,0,1\n")
+    code, out, _ = run(capsys, "report", str(path), "--dataset-col", "bench", "--format", "json", "--quiet")
+    assert code == 0 and sorted({r["dataset"] for r in json.loads(out)}) == ["easy", "hard"]
+    for flag, name in (("--dataset-col", "bnech"), ("--trial-col", "tiral")):
+        code, _, err = run(capsys, "report", str(path), "--dataset-col", "bench", flag, name)
+        role = flag[2:-4]
+        assert code == 2 and f"no {role} column {name!r}; columns are ['bench', 'model', 'question', 'trial', " \
+                              f"'score'] (pass {role}=None to read without one; CLI: leave out {flag})" in err
+    with pytest.raises(ValueError, match="no dataset column 'bnech'"):
+        be.load(str(path), columns={"dataset": "bnech"})
+    # the default names stay optional: a table without a dataset column reads as one dataset
+    assert be.load(str(path), columns={"dataset": "bench"}).datasets == ["easy", "hard"]
+
+
+def test_load_reads_a_pandas_dataframe_as_a_long_table():
+    df = pd.DataFrame({"sys": ["a", "a", "b", "b"], "question": ["q1", "q2", "q1", "q2"], "score": [1, 0, 1, 1]})
+    copy = df.copy()
+    s = be.load(df, columns={"model": "sys"})
+    assert s.models == ["a", "b"] and s.run("a").matrix.ravel().tolist() == [1.0, 0.0]
+    assert be.estimate(s.run("b").counts()).value == 1.0
+    pd.testing.assert_frame_equal(df, copy)
+    with pytest.raises(ValueError, match="a pandas DataFrame is read as a long table"):
+        be.load(df, format="wide")
+
+
+def test_a_payoff_vector_metric_on_the_command_line(capsys):
+    path = str(ROOT / "examples" / "data" / "tau_bench_airline.json")
+    code, out, _ = run(capsys, "report", path, "--metrics", "avg,[0,0,1],pass^2", "--format", "json", "--quiet")
+    assert code == 0
+    rows = {r["metric"]: r for r in json.loads(out)}
+    assert rows["custom[0, 0, 1]"]["value"] == pytest.approx(rows["pass^2"]["value"], abs=1e-12)
+    assert rows["custom[0, 0, 1]"]["lo"] == pytest.approx(rows["pass^2"]["lo"], abs=1e-12)
+    code, _, err = run(capsys, "report", path, "--metrics", "[0,x,1]")
+    assert code == 2 and "a payoff vector is numbers in brackets, e.g. '[0,0,1]'" in err
+
+
+def test_monitor_refuses_two_different_equivalence_regions(capsys):
+    base = ("monitor", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--until", "equivalent within 0.02")
+    code, _, err = run(capsys, *base, "--rope", "0.05")
+    assert code == 2 and "rope (-0.05, 0.05) and until's equivalence region (-0.02, 0.02) differ" in err
+    code, out, _ = run(capsys, *base, "--rope", "0.02")
+    assert code == 0 and "equivalent within 0.02" in out
+
+
+def test_report_baseline_needs_another_model(capsys):
+    path = str(ROOT / "examples" / "data" / "tau_bench_airline.json")
+    code, _, err = run(capsys, "report", path, "--baseline", "gpt-4o")
+    assert code == 2 and "--baseline compares every other model with 'gpt-4o', but the inputs hold no other model" in err
+
+
+def test_pairwise_judges_refuses_the_long_log_flags_and_a_repeated_judge(capsys):
+    path = str(ROOT / "examples" / "data" / "pandalm_testset_labels.csv")
+    base = ("pairwise", path, "--item", "idx", "--model-a", "model_1", "--model-b", "model_2")
+    code, _, err = run(capsys, *base, "--judges", "annotator1", "--order", "nope")
+    assert code == 2 and "so --order (for a long battle log, one row per label) does not apply" in err
+    code, _, err = run(capsys, *base, "--judges", "annotator1,annotator1")
+    assert code == 2 and "--judges: a column is named twice in 'annotator1,annotator1'" in err

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
 from .outcomes import FORMAT, read_outcomes
 from .outcomeset import OutcomeSet
-from .tables import read_long, read_model_columns, read_wide, split_run_ids
+from .tables import from_long, read_long, read_model_columns, read_wide, split_run_ids
 
 __all__ = ["load", "FORMATS", "ENGINES"]
 
@@ -356,6 +357,13 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     _check_roles(columns)
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(paths, pd.DataFrame):  # a long table in memory (the README lists it)
+        if format not in ("auto", "long"):
+            raise ValueError(f"a pandas DataFrame is read as a long table (one row per trial); format={format!r} "
+                             "names a file layout: pass format='long' or leave it out")
+        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        return from_long(paths, where="DataFrame", score_range=options.get("score_range"), **cols)
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if engine == "spark":

@@ -294,6 +294,10 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         if col is not None and col not in cols:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
                              f"(name yours with {role}=... ; CLI --{role}-col NAME)")
+    for col, role in ((trial, "trial"), (dataset, "dataset")):  # optional under their own names only (as from_long)
+        if col is not None and col != role and col not in cols:
+            raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
+                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
     use_trial = trial is not None and trial in cols and weight is None
     use_dataset = dataset is not None and dataset in cols
     s = _quote(score)

@@ -164,6 +164,11 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
         if col is not None and col not in df.columns:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
                              f"(name yours with {role}=... ; CLI --{role}-col NAME)")
+    for col, role in ((trial, "trial"), (dataset, "dataset")):  # optional under their own names; named otherwise,
+        # they must exist (a misspelt dataset column would pool the datasets)
+        if col is not None and col != role and col not in df.columns:
+            raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
+                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
     stripped = {}

@@ -287,6 +287,8 @@ def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str 
     """
     if not judges:
         raise ValueError("judges must name at least one verdict column")
+    if isinstance(judges, str) or len(set(judges)) != len(list(judges)):
+        raise ValueError(f"judges must name each verdict column once (a list of column names), got {judges!r}")
     ids = _column(data, item, "item")
     ma, mb = _column(data, model_a, "model_a"), _column(data, model_b, "model_b")
     long = {"item": np.concatenate([ids] * len(judges)), "model_a": np.concatenate([ma] * len(judges)),

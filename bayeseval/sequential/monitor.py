@@ -422,7 +422,11 @@ class SequentialCompare(Sequential):
         if rope is not None:
             from ..comparison.paired import parse_rope
 
-            rule = StopRule(rule.decided, parse_rope(rope), rule.width, rule.max_questions, rule.max_samples)
+            region = parse_rope(rope)
+            if rule.rope is not None and tuple(map(float, region)) != tuple(map(float, rule.rope)):
+                raise ValueError(f"rope {region} and until's equivalence region {rule.rope} differ: give the "
+                                 "equivalence region once (rope=, or 'equivalent within' in until)")
+            rule = StopRule(rule.decided, region, rule.width, rule.max_questions, rule.max_samples)
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
