@@ -457,3 +457,21 @@ def test_each_run_is_coded_on_its_own_values_in_every_engine(tmp_path):
         assert s.counts("b").table.shape == (6, 2) and s.run("b").weights is None, e
         assert s.counts("a").table.shape == (6, 3) and s.run("a").weights.tolist() == [0, 1, 2], e
     assert be.estimate(got["duckdb"].counts("b"), "avg").interval == be.estimate(got["pandas"].counts("b"), "avg").interval
+
+
+def test_a_misspelt_dataset_or_trial_column_is_an_error_in_duckdb_and_ibis(tmp_path):
+    """Named otherwise than their defaults, the optional columns must exist (they pooled the datasets)."""
+    import ibis
+
+    df = pd.DataFrame({"bench": ["easy", "easy", "hard", "hard"], "model": "m", "question": ["q1", "q2"] * 2,
+                       "trial": 0, "score": [1, 0, 1, 1]})
+    path = tmp_path / "bench.parquet"
+    df.to_parquet(path)
+    assert [r.dataset for r in count_table(str(path), dataset="bench")] == ["easy", "hard"]
+    with pytest.raises(ValueError, match=r"no dataset column 'bnech'; columns are \['bench', 'model', 'question', "
+                                         r"'score', 'trial'\] \(pass dataset=None"):
+        count_table(str(path), dataset="bnech")
+    with pytest.raises(ValueError, match="no trial column 'tiral'"):
+        count_table(str(path), trial="tiral")
+    with pytest.raises(ValueError, match="^table: no dataset column 'bnech'"):
+        count_expression(ibis.memtable(df), dataset="bnech")

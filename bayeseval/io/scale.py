@@ -284,6 +284,16 @@ def _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight
 _INT = r"^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$"
 
 
+def _check_optional(where: str, cols, trial: str | None, dataset: str | None) -> None:
+    """The trial and dataset columns are optional under their own names; named otherwise, they must exist (a
+    misspelt dataset column would pool the datasets), as in :func:`bayeseval.io.tables.from_long`."""
+    shown = sorted(c for c in cols if c not in ("filename", "file_row_number"))
+    for col, role in ((trial, "trial"), (dataset, "dataset")):
+        if col is not None and col != role and col not in cols:
+            raise ValueError(f"{where}: no {role} column {col!r}; columns are {shown} "
+                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
+
+
 def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial, score, dataset, weight,
               rng) -> OutcomeSet:
     """The counting itself: ONE grouped query whose rows carry, besides the counts, what every check needs (the
@@ -294,10 +304,7 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         if col is not None and col not in cols:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
                              f"(name yours with {role}=... ; CLI --{role}-col NAME)")
-    for col, role in ((trial, "trial"), (dataset, "dataset")):  # optional under their own names only (as from_long)
-        if col is not None and col != role and col not in cols:
-            raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
-                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
+    _check_optional(where, cols, trial, dataset)
     use_trial = trial is not None and trial in cols and weight is None
     use_dataset = dataset is not None and dataset in cols
     s = _quote(score)
@@ -864,6 +871,7 @@ def count_expression(t: Any, *, model: str | None = "model", question: str = "qu
     for col, role in ((question, "question"), (score, "score"), (model, "model"), (weight, "weight")):
         if col is not None and col not in cols:
             raise ValueError(f"table: no {role} column {col!r}; columns are {sorted(cols)}")
+    _check_optional("table", cols, trial, dataset)
     use_trial = trial is not None and trial in cols and weight is None
     extra = {}
     if use_trial:
