@@ -70,19 +70,50 @@ def _labels(x: Any, name: str) -> np.ndarray:
     return np.array([_text(v) for v in arr], dtype=object)  # 1, 1.0 and "1" are one label
 
 
+def _label_list(labels: Any) -> list:
+    """``labels`` as text (``1``, ``1.0`` and ``"1"`` are one label, as in the data), each class once."""
+    from .pairwise.data import _text
+
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise V.InputTypeError(f"labels must be a sequence of class labels, got {V.describe(labels)}")
+    out = [_text(v) for v in labels]
+    first: dict = {}
+    for i, lab in enumerate(out):
+        if lab in first:
+            raise ValueError(f"labels names class {lab!r} twice (labels[{first[lab]}] and labels[{i}]); name each "
+                             "class once")
+        first[lab] = i
+    return out
+
+
+def _two_classes(labels: list, given: bool) -> None:
+    """Classification metrics need at least two classes (one-vs-rest tables, the prior's off-diagonal cells)."""
+    if len(labels) >= 2:
+        return
+    only = ", ".join(map(repr, labels))
+    if given:
+        raise ValueError(f"labels names only {only}: classification needs at least two classes; name every class "
+                         "the classifier chooses from")
+    raise ValueError(f"classification needs at least two classes, but the true and predicted labels hold only "
+                     f"{only}; name every class the classifier chooses from with labels (e.g. labels=[{only}, "
+                     "<the other classes>]) so that the classes absent from these data count")
+
+
 def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray, list]:
     """Confusion counts ``C[i, j]`` (true label ``i``, predicted ``j``) and the label order."""
     t, p = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")
     if t.size != p.size:
         raise ValueError(f"y_true and y_pred must have the same length, got {t.size} and {p.size}")
     present = sorted(set(t) | set(p))
+    given = labels is not None
     if labels is None:
         labels = present
     else:
-        labels = [str(v) for v in labels]
+        labels = _label_list(labels)
         unknown = sorted(set(present) - set(labels))
         if unknown:
             raise ValueError(f"labels does not list {', '.join(map(repr, unknown[:5]))}, which occur in the data")
+    _two_classes(labels, given)
     code = {k: i for i, k in enumerate(labels)}
     C = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(C, (np.array([code[v] for v in t]), np.array([code[v] for v in p])), 1)
@@ -103,6 +134,7 @@ def _design_effect(correct: np.ndarray, items: np.ndarray) -> float:
 
 def _beta_summary(value: float, a: float, b: float, level: float, transform=None) -> dict:
     lo_q, hi_q = (1 - level) / 2, (1 + level) / 2
+    value = float(value)
     q = stats.beta.ppf([lo_q, hi_q], a, b)
     mean = a / (a + b)
     if transform is not None:
@@ -115,6 +147,7 @@ def _beta_summary(value: float, a: float, b: float, level: float, transform=None
 
 def _draw_summary(value: float, x: np.ndarray, level: float) -> dict:
     lo, hi = (float(v) for v in np.quantile(x, [(1 - level) / 2, (1 + level) / 2]))
+    value = float(value)
     return {"value": float(value), "mean": float(x.mean()), "lo": min(lo, value), "hi": max(hi, value),
             "method": "exact Dirichlet draws"}
 
@@ -175,8 +208,10 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
     """Accuracy, balanced accuracy, micro / macro F1 and per-class precision, recall and F1 with posterior
     intervals, from labels (``y_true``, ``y_pred``) or a ``confusion_matrix`` (rows true, columns predicted,
     with ``labels``).  ``items``: the item of each prediction when items were predicted several times (the
-    item is then the cluster).  ``positive``: for two classes, the positive label (adds ``f1``).  See the
-    module docstring."""
+    item is then the cluster).  ``labels``: every class the classifier chooses from, each once (classes absent
+    from the data count with support 0; at least two classes are needed, so data holding one class must name
+    the others here).  ``positive``: for two classes, the positive label (adds ``f1``).  See the module
+    docstring."""
     level = V.confidence(level, "level")
     prior = V.real(prior, "prior", lo=0.0, lo_open=True, hi=1e6)
     draws = V.integer(draws, "draws", minimum=100)
@@ -194,7 +229,7 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
             C = C.astype(np.int64)
         if (C < 0).any():
             raise ValueError("confusion_matrix must hold non-negative integer counts")
-        labels = [str(v) for v in labels] if labels is not None else [str(i) for i in range(C.shape[0])]
+        labels = _label_list(labels) if labels is not None else [str(i) for i in range(C.shape[0])]
         if len(labels) != C.shape[0]:
             raise ValueError(f"labels has {len(labels)} entries for a {C.shape[0]} x {C.shape[0]} confusion matrix")
     else:
@@ -248,7 +283,9 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
     metrics["balanced_accuracy"] = _draw_summary(float(obs_recall[present].mean()), recall[:, present].mean(axis=1), level)
     metrics["macro_f1"] = _draw_summary(float(obs_f1.mean()), f1.mean(axis=1), level)
     if K == 2 and positive is not None:
-        pos = str(positive)
+        from .pairwise.data import _text
+
+        pos = _text(positive)
         if pos not in labels:
             raise ValueError(f"positive {positive!r} is not one of the labels {labels}")
         metrics["f1"] = dict(per_class[pos]["f1"])

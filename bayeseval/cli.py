@@ -739,7 +739,8 @@ def cmd_classify(args) -> int:
     for name, g in groups:
         try:
             results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=args.positive,
-                                           items=None if not args.item else g[args.item].tolist(), level=args.level)
+                                           items=None if not args.item else g[args.item].tolist(), level=args.level,
+                                           labels=_split(args.labels, "--labels"))
         except ValueError as exc:
             raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {exc}") from None
     comparison = None
@@ -1175,6 +1176,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--model", help="column naming the model (one result per model)")
     cl.add_argument("--item", help="column of item ids (repeated predictions per item; pairs two models)")
     cl.add_argument("--positive", help="the positive label of a binary task (adds its F1)")
+    cl.add_argument("--labels", help="comma-separated: every class the classifier chooses from (classes absent from "
+                    "the data count with support 0; needed when the data hold one class)")
     cl.add_argument("--level", type=_level, default=0.95)
     _add_output(cl, ("text", "json"))
     cl.set_defaults(func=cmd_classify)

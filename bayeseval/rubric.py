@@ -172,8 +172,9 @@ def krippendorff_alpha(ratings: Any, *, measurement: str = "ordinal", values: An
 _RULE = re.compile(r"^\s*([^<>=\s][^<>=]*?)\s*>=\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
-def parse_constraints(constraints: Any, dimensions: list[str]) -> dict[str, float] | None:
-    """``{"consistency": 4}``, or text ``"consistency>=4,fluency>=4"`` -> ``{dimension: minimum}``."""
+def parse_constraints(constraints: Any, dimensions: list[str], scale: Any = None) -> dict[str, float] | None:
+    """``{"consistency": 4}``, or text ``"consistency>=4,fluency>=4"`` -> ``{dimension: minimum}``.  With the
+    rating ``scale`` ``(lo, hi)``, a minimum outside it (which no rating, or every rating, meets) is an error."""
     if constraints is None:
         return None
     if isinstance(constraints, str):
@@ -191,6 +192,13 @@ def parse_constraints(constraints: Any, dimensions: list[str]) -> dict[str, floa
         if k not in dimensions:
             raise ValueError(f"constraints: {k!r} is not a dimension; dimensions: {dimensions}")
         V.real(v, f"constraints[{k!r}]")
+    if scale is not None:
+        lo, hi = _scale(scale)
+        for k, v in constraints.items():
+            if not lo <= float(v) <= hi:
+                what = "no rating can meet it" if float(v) > hi else "every rating meets it"
+                raise ValueError(f"constraints: the minimum {float(v):g} for {k!r} is outside its rating scale "
+                                 f"[{lo:g}, {hi:g}] ({what}); give a minimum within [{lo:g}, {hi:g}]")
     return {k: float(v) for k, v in constraints.items()}
 
 
@@ -213,6 +221,11 @@ def _numbers(df, d: str, scale: tuple):
     return x.to_numpy(dtype=np.float64)
 
 
+def _plain(row) -> list:
+    """A table row's values as plain Python values (``1``, not ``np.int64(1)``), for messages."""
+    return [v.item() if isinstance(v, np.generic) else v for v in row.tolist()]
+
+
 def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scale: tuple,
            dimension: str | None = None, rating: str = "rating"):
     """Validated frame (one row per item, system, judge; a column per dimension) and the dimension list; every
@@ -231,7 +244,7 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
         if dup.any():
             i, j = np.flatnonzero(dup)[:2]
             raise ValueError(f"table: rows {i} and {j} rate the same (item, system, judge, dimension) "
-                             f"({key.iloc[i].tolist()})")
+                             f"({_plain(key.iloc[i])})")
         long = pd.DataFrame({item: df[item], system: df[system], judge: df[judge],
                              "_dim": df[dimension].astype(str), "_val": _numbers(df, rating, scale)})
         names = list(dict.fromkeys(long["_dim"]))
@@ -259,8 +272,8 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
     if dup.any():
         i, j = np.flatnonzero(dup)[:2]
         raise ValueError(f"table: rows {i} and {j} rate the same (item, system, judge) "
-                         f"({df[[item, system, judge]].iloc[i].tolist()} and "
-                         f"{df[[item, system, judge]].iloc[j].tolist()}, as text); each judge rates an item once "
+                         f"({_plain(df[[item, system, judge]].iloc[i])} and "
+                         f"{_plain(df[[item, system, judge]].iloc[j])}, as text); each judge rates an item once "
                          "per system")
     frame = pd.DataFrame({"item": df[item].astype(str).to_numpy(), "system": df[system].astype(str).to_numpy(),
                           "judge": df[judge].astype(str).to_numpy()})
@@ -431,7 +444,7 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     scale = _scale(scale)
     frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
     notes: list = []
-    rules = parse_constraints(constraints, dims)
+    rules = parse_constraints(constraints, dims, scale)
     systems = list(dict.fromkeys(frame.system))
     est: dict[tuple[str, str], Estimate] = {}
     passing = {}
@@ -570,7 +583,7 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
     items = sorted(set(frame[frame.system == a].item) & set(frame[frame.system == b].item))
     if len(items) < 2:
         raise ValueError(f"{a!r} and {b!r} share {len(items)} rated item(s); a paired comparison needs at least 2")
-    rules = parse_constraints(constraints, dims)
+    rules = parse_constraints(constraints, dims, scale)
     jobs = [(d, d) for d in dims] + ([("passes: " + _rule_text(rules), None)] if rules else [])
     out = []
     for label, d in jobs:

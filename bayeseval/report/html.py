@@ -44,7 +44,7 @@ from typing import Any
 from .. import validate as V
 from .._text import fmt_prob, near_bound
 from .tables import (estimates_of, interval_noun, interval_words, widened_rows, grid, level_label, mixed_note, mixed_units,
-                     point_of, scale_of)
+                     point_of, scale_of, units_as_shown)
 
 __all__ = ["html_report", "write_html", "provenance", "fmt_bounded", "fmt_prob"]
 
@@ -267,7 +267,7 @@ def _rank_prob_figure(rk):
 def _what(ests: list, percent: bool) -> str:
     scopes = " / ".join(dict.fromkeys(e.scope for e in ests))
     priors = " / ".join(dict.fromkeys(str(e.prior) for e in ests))
-    units = "in percent (rates)" if percent else "as fractions"
+    units = "in percent (rates)" if percent else units_as_shown(ests)
     return (f"estimate [{interval_words(ests)} interval], {units}; {scopes} scope; prior {priors}."
             + widened_rows(ests))
 

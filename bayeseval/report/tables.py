@@ -315,12 +315,34 @@ def _distinct(values) -> str:
     return " / ".join(dict.fromkeys(str(v) for v in values))
 
 
+def units_as_shown(ests: list) -> str:
+    """What unscaled cells (``percent=False``) hold: ``"as fractions"`` when every metric is a rate in [0, 1],
+    else each metric's range (a rubric's mean ratings on [1, 5] beside its pass rate).
+
+    >>> from types import SimpleNamespace as E
+    >>> units_as_shown([E(metric="avg", lo=0.2, hi=0.4, _post=None)])
+    'as fractions'
+    >>> rows = [E(metric=m, lo=0, hi=0, _post=E(range=r)) for m, r in
+    ...         (("coherence", (1, 5)), ("fluency", (1, 5)), ("passes", (0, 1)))]
+    >>> units_as_shown(rows[:2]), units_as_shown(rows)
+    ('on [1, 5]', 'on [1, 5] (coherence, fluency) and as fractions (passes)')
+    """
+    groups: dict = {}
+    for e in ests:
+        lo, hi = range_of(e)
+        unit = "as fractions" if lo >= 0 and hi <= 1 else f"on [{lo:g}, {hi:g}]"
+        groups.setdefault(unit, {})[str(e.metric)] = None
+    if len(groups) <= 1:
+        return next(iter(groups), "as fractions")
+    return " and ".join(f"{unit} ({', '.join(metrics)})" for unit, metrics in groups.items())
+
+
 def note_text(ests: list, *, percent: bool, point: str, intervals: bool, fallback: bool, dataset: str | None) -> str:
     """The note under a table: what the cells hold (level, method, scope, prior)."""
     what = "estimate" if point == "value" else "posterior mean"
     if intervals:
         what += f" [{interval_words(ests)} interval]"
-    unit = "in percent" if percent else "as fractions"
+    unit = "in percent" if percent else units_as_shown(ests)
     if percent and any(scale_of(e, True) == 1.0 for e in ests):
         unit += " (metrics outside [0, 1] in their own units)"
     text = (f"Note: {what}, {unit}; {_distinct(e.scope for e in ests)} scope; "

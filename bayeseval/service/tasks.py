@@ -376,14 +376,14 @@ def classify(req: ClassifyRequest) -> dict:
     try:
         with _warnings(warns):
             if req.confusion_matrix is not None:
-                with _field("confusion_matrix", {}):
+                with _field("confusion_matrix", {"labels": "labels", "positive": "positive"}):
                     out["models"] = {"confusion_matrix": classification(
                         confusion_matrix=req.confusion_matrix, labels=req.labels, positive=req.positive,
                         level=req.level, seed=req.seed).to_dict()}
             else:
                 out["models"] = {}
                 for name, pred in req.models.items():
-                    with _field(f"models.{name}", {}):
+                    with _field(f"models.{name}", {"labels": "labels", "positive": "positive", "items": "items"}):
                         out["models"][name] = classification(req.true, pred, labels=req.labels,
                                                              positive=req.positive, items=req.items,
                                                              level=req.level, seed=req.seed).to_dict()
