@@ -466,3 +466,39 @@ def test_design_spreads_a_small_budget_over_the_questions():
     now = design(R, "avg", question_cost=20, budget=1e-9).var_more_trials
     more50 = design(R, "avg", question_cost=20, budget=50).var_more_trials
     assert more50 < now  # 50 trials for 100 questions: half of them get a fifth trial
+
+
+# --------------------------------------------------------------------------- review: empty sequences and bad arguments
+def test_an_empty_sequence_is_reported_empty_and_no_width_rule_holds_on_it():
+    """A null stream (A, B ~ Bernoulli(0.5)) on which the sequence excluded 0 early and then rejected every value:
+    it was reported as [0.130, 0.131] and a later width rule would stop on an empty set."""
+    rng = np.random.default_rng(123)
+    for _ in range(145):
+        a, b = rng.binomial(1, 0.5, 200), rng.binomial(1, 0.5, 200)
+    st = SequentialCompare(until="width 0.001").update(a, b)
+    assert st.empty and st.to_dict()["empty"] is True and not st.stop
+    assert "empty (every value rejected" in st.summary() and "happens with probability at most 0.05" in st.summary()
+    cs = BettingCS(0.05, -1.0, 1.0, bets="agrapa")  # SequentialCompare's bets
+    lo, hi, empty = cs.update_path(a.astype(float) - b)
+    first = int(np.argmax(empty))
+    assert cs.empty and 0 < first and empty[first:].all() and not empty[:first].any()  # once empty, always
+    fine = SequentialCompare(until="width 0.5").update(rng.binomial(1, 0.5, 200), rng.binomial(1, 0.5, 200))
+    assert not fine.empty and "empty" not in fine.summary()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: parse_until("width 0.1 or width 0.5"), "'width 0.5' repeats a condition already given"),
+    (lambda: parse_until("100 questions or 10 questions"), "'10 questions' repeats a condition"),
+    (lambda: SequentialCompare(until="10 samples").update([1, 0, 1], [0, 0, 1], samples=np.inf),
+     "samples must be finite whole numbers"),
+    (lambda: SequentialCompare().update(np.ones((10, 4)), np.zeros((10, 4))),
+     r"a must hold one score per question \(1-D\), got shape \(10, 4\)"),
+    (lambda: Sequential().update(np.ones((10, 4))), "scores must hold one score per question"),
+    (lambda: StopRule(decided=False, max_questions=0), "max_questions must be a whole number >= 1, got 0"),
+    (lambda: StopRule(width=float("nan")), "width must be a positive finite number, got nan"),
+    (lambda: SequentialCompare().update([1, 0, 1]), "b: give both models' scores"),
+    (lambda: Sequential().update(["a"]), "scores must be numbers, one score per question"),
+])
+def test_sequential_arguments_that_were_misread_are_refused(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()

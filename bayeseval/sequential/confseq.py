@@ -204,11 +204,24 @@ class BettingCS:
 
     def update(self, x) -> tuple[np.ndarray, np.ndarray]:
         """Add observations (in arrival order); return the sequence's (lower, upper) after each."""
+        lo, hi, _ = self.update_path(x)
+        return lo, hi
+
+    @property
+    def empty(self) -> bool:
+        """Every candidate mean on the grid (and every ``extra`` one) is rejected: the sequence is empty -- an event
+        of probability at most ``alpha`` when the observations are what the sequence assumes (else they are not:
+        the order was not random, or the range is wrong) -- or narrower than the grid (``4,000`` steps of the range:
+        after millions of observations).  ``interval`` then names the neighbours of the least-rejected mean."""
+        return self.t > 0 and not bool((self._runmax < self._threshold).any())
+
+    def update_path(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`update`, and after each observation whether the sequence is :attr:`empty`."""
         x = self._scaled(x)
         if x.size == 0:
             lo, hi = self.interval
-            return np.array([lo])[:0], np.array([hi])[:0]
-        lows, highs = [], []
+            return np.array([lo])[:0], np.array([hi])[:0], np.zeros(0, dtype=bool)
+        lows, highs, empties = [], [], []
         step = max(1, _BLOCK // self._m.size)
         for start in range(0, x.size, step):
             xb = x[start:start + step]
@@ -223,8 +236,9 @@ class BettingCS:
             lo, hi = self._bounds(logk)
             lows.append(lo)
             highs.append(hi)
+            empties.append(~(logk < self._threshold).any(axis=1))
         self._sum += float(x.sum())
-        return np.concatenate(lows), np.concatenate(highs)
+        return np.concatenate(lows), np.concatenate(highs), np.concatenate(empties)
 
     @property
     def interval(self) -> tuple[float, float]:

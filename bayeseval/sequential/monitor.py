@@ -81,6 +81,19 @@ class StopRule:
     max_questions: int | None = None
     max_samples: int | None = None
 
+    def __post_init__(self):
+        if self.width is not None and not (isinstance(self.width, (int, float)) and math.isfinite(self.width)
+                                           and self.width > 0):
+            raise ValueError(f"StopRule: width must be a positive finite number, got {self.width!r}")
+        for name in ("max_questions", "max_samples"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1):
+                raise ValueError(f"StopRule: {name} must be a whole number >= 1, got {v!r}")
+        if self.rope is not None:
+            lo, hi = self.rope
+            if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(lo) < float(hi)):
+                raise ValueError(f"StopRule: rope must be two finite numbers lo < hi, got {self.rope!r}")
+
     def words(self) -> str:
         parts = ["decided"] if self.decided else []
         if self.rope is not None:
@@ -146,6 +159,9 @@ def parse_until(words: Any) -> StopRule:
             m = pattern.match(term)
             if m is None:
                 continue
+            if key in found and key != "decided":
+                raise ValueError(f"until: {term!r} repeats a condition already given in {words!r}; give each of "
+                                 "'equivalent within', 'width', 'questions' and 'samples' once")
             if key == "decided":
                 found["decided"] = True
             elif key == "rope":
@@ -192,6 +208,9 @@ class Status(Result):
     assumptions: str
     path_lower: np.ndarray = field(repr=False, default=None)
     path_upper: np.ndarray = field(repr=False, default=None)
+    #: every candidate value is rejected (see :attr:`~bayeseval.sequential.confseq.BettingCS.empty`): ``lower`` and
+    #: ``upper`` then name the neighbours of the least-rejected value, and no width or equivalence rule holds
+    empty: bool = False
 
     @property
     def stop(self) -> bool:
@@ -216,7 +235,7 @@ class Status(Result):
             "null": self.null, "e_value": None if self.log_e is None else float(math.exp(min(self.log_e, 700.0))),
             "p_value": self.p_value, "decision": self.decision, "stop": self.stop, "stopped_at": self.stopped_at,
             "samples_at_stop": self.samples_at_stop, "reason": self.reason, "until": self.rule.words(),
-            "assumptions": self.assumptions,
+            "assumptions": self.assumptions, "empty": self.empty,
         }
 
     def to_frame(self):
@@ -230,13 +249,33 @@ class Status(Result):
         level = f"{100 * (1 - self.alpha):g}%"
         rows = [["questions", f"{self.questions}"], ["samples", f"{self.samples}"],
                 ["estimate", f"{self.estimate:+.4f}" if self.what == "difference" else f"{self.estimate:.4f}"],
-                [f"{level} confidence sequence", f"[{self.lower:.4f}, {self.upper:.4f}]"]]
+                [f"{level} confidence sequence", f"[{self.lower:.4f}, {self.upper:.4f}]" if not self.empty else
+                 f"empty (every value rejected; least rejected near [{self.lower:.4f}, {self.upper:.4f}])"]]
         if self.p_value is not None:
             rows.append([f"anytime p-value (mean = {self.null:g})", f"{self.p_value:.4g}"])
         rows.append(["until", self.rule.words()])
         head = f"Sequential {self.what}: {' - '.join(self.names) if self.what == 'difference' else self.names[0]}"
-        return "\n".join([head, text_table(["", "value"], rows), self.reason, "Assumes: " + self.assumptions])
+        lines = [head, text_table(["", "value"], rows), self.reason]
+        if self.empty:
+            lines.append(EMPTY_NOTE.format(level=level, alpha=self.alpha))
+        return "\n".join(lines + ["Assumes: " + self.assumptions])
 
+
+def _per_question(scores: Any, name: str) -> np.ndarray:
+    """One score per question (a 1-D sequence of numbers): a matrix of trials is not per-question scores."""
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise V.InputTypeError(f"{name} must be numbers, one score per question, got {V.describe(scores)}") from None
+    if x.ndim > 1:
+        raise ValueError(f"{name} must hold one score per question (1-D), got shape {x.shape}: reduce a matrix of "
+                         "trials to per-question scores first (bayeseval.sequential.question_values(R, metric))")
+    return np.atleast_1d(x)
+
+
+EMPTY_NOTE = ("The {level} sequence is empty: every value has been rejected. Its guarantee says this happens with "
+              "probability at most {alpha:g} when the assumptions below hold; otherwise they do not (the questions "
+              "were not in a random order, or not scored as declared).")
 
 _ASSUMES = ("each question drawn at random -- with replacement from a fixed benchmark (target: its mean, benchmark "
             "scope) or in a random order from a large pool (target: the pool's mean) -- and scored from trials chosen "
@@ -308,8 +347,9 @@ class Sequential:
         self._sample_path: list[np.ndarray] = []
         self._stop: tuple[int, int, str, str] | None = None
 
-    def _decide(self, lo: np.ndarray, hi: np.ndarray, q: np.ndarray, s: np.ndarray):
-        """Per step: (decision, reason) codes of the first rule that holds, as arrays."""
+    def _decide(self, lo: np.ndarray, hi: np.ndarray, q: np.ndarray, s: np.ndarray, empty: np.ndarray):
+        """Per step: (decision, reason) codes of the first rule that holds, as arrays.  An empty sequence is not
+        narrow or inside a region: no width or equivalence rule holds on it."""
         rule = self.rule
         decision = np.full(lo.size, None, dtype=object)
         if rule.max_samples is not None:
@@ -317,9 +357,9 @@ class Sequential:
         if rule.max_questions is not None:
             decision[q >= rule.max_questions] = "budget"
         if rule.width is not None:
-            decision[(hi - lo) <= rule.width] = "precise"
+            decision[((hi - lo) <= rule.width) & ~empty] = "precise"
         if rule.rope is not None:
-            decision[(lo >= rule.rope[0]) & (hi <= rule.rope[1])] = "equivalent"
+            decision[(lo >= rule.rope[0]) & (hi <= rule.rope[1]) & ~empty] = "equivalent"
         if rule.decided and self.null is not None:
             hi_word, lo_word = self._words()
             # the reported ends are excluded grid points (the null is one of them, evaluated exactly), so an end
@@ -351,12 +391,14 @@ class Sequential:
         s = np.broadcast_to(np.asarray(samples), (size,)) if np.ndim(samples) == 0 else np.asarray(samples)
         if s.shape != (size,):
             raise ValueError(f"samples must be one number or one per question ({size}), got shape {s.shape}")
-        if not np.issubdtype(s.dtype, np.number) or (s < 0).any() or (s != np.round(s)).any():
-            raise ValueError("samples must be whole numbers >= 0 (the trials behind each question's score)")
+        if not np.issubdtype(s.dtype, np.number) or not np.isfinite(s).all() or (s < 0).any() or \
+                (s != np.round(s)).any() or (s > 2**53).any():
+            raise ValueError("samples must be finite whole numbers from 0 to 2^53 (the trials behind each question's "
+                             "score)")
         return s.astype(np.int64)
 
     def _feed(self, x: np.ndarray, samples: np.ndarray) -> "Status":
-        lo, hi = self._cs.update(x)
+        lo, hi, empty = self._cs.update_path(x)
         t0 = self._cs.t - x.size
         q = t0 + np.arange(1, x.size + 1)
         s = self._samples + np.cumsum(samples)
@@ -365,7 +407,7 @@ class Sequential:
         self._highs.append(hi)
         self._sample_path.append(s)
         if self._stop is None and x.size:
-            decision = self._decide(lo, hi, q, s)
+            decision = self._decide(lo, hi, q, s, empty)
             hit = np.flatnonzero(decision != None)  # noqa: E711 - elementwise on an object array
             if hit.size:
                 j = int(hit[0])
@@ -375,7 +417,7 @@ class Sequential:
 
     def update(self, scores: Any, samples: Any = 1) -> Status:
         """Add per-question scores (in run order); ``samples`` trials behind each (a number or one per question)."""
-        x = np.atleast_1d(np.asarray(scores, dtype=np.float64)).ravel()
+        x = _per_question(scores, "scores")
         return self._feed(x, self._samples_arg(samples, x.size))
 
     def status(self) -> Status:
@@ -397,7 +439,7 @@ class Sequential:
             decision=stopped[2], stopped_at=stopped[0], samples_at_stop=stopped[1], reason=reason, rule=self.rule,
             assumptions=_ASSUMES,
             path_lower=np.concatenate(self._lows) if self._lows else np.array([]),
-            path_upper=np.concatenate(self._highs) if self._highs else np.array([]),
+            path_upper=np.concatenate(self._highs) if self._highs else np.array([]), empty=self._cs.empty,
         )
 
 
@@ -446,8 +488,9 @@ class SequentialCompare(Sequential):
     def update(self, a: Any, b: Any = None, samples: Any = 1) -> Status:  # type: ignore[override]
         """Both models' scores for the same questions, in run order; ``samples``: the trials behind each score,
         per model (a number or one per question), or a pair ``(samples_a, samples_b)`` when they differ."""
-        xa = np.atleast_1d(np.asarray(a, dtype=np.float64)).ravel()
-        xb = np.atleast_1d(np.asarray(b, dtype=np.float64)).ravel()
+        if b is None:
+            raise V.InputTypeError("b: give both models' scores for the same questions, update(a, b)")
+        xa, xb = _per_question(a, "a"), _per_question(b, "b")
         if xa.shape != xb.shape:
             raise ValueError(f"a and b must hold one score per question each, for the same questions; got "
                              f"{xa.size} and {xb.size}")
