@@ -570,3 +570,51 @@ def test_detect(tmp_path):
     outcomes.write_text(json.dumps({"format": "bayeseval-outcomes/1", "published": {"m": {"accuracy": 50.0}},
                                     "models": {"m": {"questions": ["q"], "outcomes": ["1"]}}}))
     assert detect(outcomes) is None
+
+
+# ----------------------------------------------------------------------------- the tool's own numbers, checked
+def _mismatches(read, path):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = read(str(path))
+    return [str(w.message) for w in caught if "per-question details give" in str(w.message)], out
+
+
+def test_a_reported_number_that_the_details_do_not_give_is_a_warning(tmp_path):
+    """Each loader recomputes the tool's headline number from the per-question details it reads; a file whose
+    number was edited (or whose details lost a question) loads with a warning that names the file, the metric and
+    both values.  The bundled files, unedited, load without one."""
+    ais1 = DATA / "aisbench" / "aisbench_SIMULATED_results_demo_gsm8k_n1_dump_eval_details.json"
+    oc = DATA / "opencompass" / "opencompass_SIMULATED_results_demo_gsm8k_n3.json"
+    insp = next((DATA / "inspect").glob("*.json"))
+    cases = []
+    d = json.loads(ais1.read_text())
+    d["accuracy"] = 99.0
+    (tmp_path / "ais.json").write_text(json.dumps(d))
+    cases.append((read_aisbench_results, ais1, tmp_path / "ais.json", "accuracy: AISBench reported 99.00 but its "
+                   "per-question details give 50.00"))
+    d = json.loads(oc.read_text())
+    key = next(k for k in d if k.startswith("accuracy"))
+    recomputed = d[key]
+    d[key] = 5.0
+    (tmp_path / "oc.json").write_text(json.dumps(d))
+    cases.append((read_opencompass_results, oc, tmp_path / "oc.json",
+                  f"{key}: OpenCompass reported 5.00 but its per-question details give {recomputed:.2f}"))
+    d = json.loads(insp.read_text())
+    d["results"]["scores"][0]["metrics"]["accuracy"]["value"] = 0.99
+    (tmp_path / "insp.json").write_text(json.dumps(d))
+    cases.append((read_inspect, insp, tmp_path / "insp.json",
+                  "match/accuracy: inspect_ai reported 0.9900 but its per-question details give 0.4583"))
+    for read, original, edited, message in cases:
+        assert _mismatches(read, original)[0] == []
+        found, out = _mismatches(read, edited)
+        assert len(found) == 1 and message in found[0] and edited.name in found[0]
+        assert message in " ".join(out.warnings)
+    lm = tmp_path / "lm"
+    shutil.copytree(DATA / "lm_eval" / "basic", lm)
+    assert _mismatches(read_lm_eval, lm)[0] == []
+    samples = next(lm.glob("*/samples_gsm8k_*.jsonl"))
+    samples.write_text("\n".join(samples.read_text().splitlines()[1:]) + "\n")
+    found, _ = _mismatches(read_lm_eval, lm)
+    assert len(found) == 1 and "exact_match,strict-match: lm-eval reported 0.5000 but its per-question details " \
+                               "give 0.3333" in found[0]

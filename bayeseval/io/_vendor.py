@@ -176,6 +176,31 @@ def numeric_items(doc: dict, skip: tuple = ()) -> dict:
             if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
+#: how far a tool's own number may lie from the one recomputed from its per-question details (both in percent):
+#: the tools round to two decimals
+REPORTED_TOLERANCE = 0.01
+
+
+def reported_mismatch(where: str, tool: str, reported: dict, recomputed: dict, keys=None, *,
+                      tolerance: float = REPORTED_TOLERANCE, digits: int = 2) -> list[str]:
+    """Messages for the metrics (``keys``, default every one in both) whose reported value differs from the value
+    recomputed from the per-question details by more than the tool's rounding: the file was edited, a question is
+    missing from the details, or the tool computed something else; the numbers read come from the details.
+    ``tolerance`` and ``digits``: the tool's rounding (two decimals of a percentage by default).
+
+    >>> reported_mismatch("r.json", "AISBench", {"accuracy": 99.0}, {"accuracy": 50.0})
+    ['r.json: accuracy: AISBench reported 99.00 but its per-question details give 50.00; bayeseval reads the details (was the file edited, or a question dropped from them?)']
+    """
+    out = []
+    for key in (keys if keys is not None else recomputed):
+        if key in reported and key in recomputed and abs(float(reported[key]) - float(recomputed[key])) > \
+                tolerance + 1e-9:
+            out.append(f"{where}: {key}: {tool} reported {float(reported[key]):.{digits}f} but its per-question "
+                       f"details give {float(recomputed[key]):.{digits}f}; bayeseval reads the details (was the file "
+                       "edited, or a question dropped from them?)")
+    return out
+
+
 def _bools(value: Any, where: str) -> list[int]:
     if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
         return [int(value)]

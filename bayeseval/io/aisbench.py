@@ -74,8 +74,8 @@ from typing import Any
 import numpy as np
 
 from .. import aisbench as ais
-from ._vendor import (check_label, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir, same,
-                      show, stacklevel, where_of)
+from ._vendor import (check_label, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir,
+                      reported_mismatch, same, show, stacklevel, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_aisbench", "read_aisbench_results", "parse_aisbench_results", "AISBenchGroupingWarning"]
@@ -260,6 +260,12 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         matrix = np.array(rows, dtype=float)
         qids = ids
     recomputed = _recompute(matrix, reported)
+    # regrouping corrects pass@k and cons@k, so only the mean is held to the file's number then
+    for msg in reported_mismatch(where, "AISBench", reported, recomputed,
+                                 [k for k in recomputed if not do or k.startswith(("accuracy", "avg@"))]):
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+        set_warnings.append(msg)
+        notes.append(msg)
     if do:
         msg = _regroup_message(where, n, N, evidence if regroup == "auto" else "regroup=True", reported, recomputed)
         warnings.warn(msg, AISBenchGroupingWarning, stacklevel=stacklevel())

@@ -53,12 +53,13 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import code_scores, check_label, check_scores, load_json, show, where_of
+from ._vendor import code_scores, check_label, check_scores, load_json, reported_mismatch, show, stacklevel, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_inspect", "read_inspect_dimensions", "parse_inspect_log", "is_inspect_json"]
@@ -212,6 +213,18 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         msg = f"{where}: status {status!r}: the eval did not finish cleanly; {missing} of {raw.size} trials missing"
         notes.append(msg)
         set_warnings.append(msg)
+    scored = ~np.isnan(raw).all(axis=1)
+    if scored.all() and value_key is None and np.nanmin(raw) >= 0.0 and np.nanmax(raw) <= 1.0 and \
+            cfg.get("epochs_reducer") in (None, ["mean"], "mean"):
+        # inspect's accuracy: the mean over samples of each sample's mean over its scored epochs (the default
+        # reducer)
+        accuracy = float(np.nanmean(raw, axis=1).mean())
+        mismatch = reported_mismatch(where, "inspect_ai", reported, {f"{scorer}/accuracy": accuracy},
+                                     tolerance=5e-5, digits=4)
+        for msg in mismatch:
+            warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+        notes += mismatch
+        set_warnings += mismatch
     meta = {"tool": "inspect", "files": [where], "scorer": scorer, "scorers": available, "value_key": value_key,
             "epochs": epochs, "status": status, "missing": missing, "errors": errors, "notes": notes}
     if isinstance(cfg.get("epochs_reducer"), list):

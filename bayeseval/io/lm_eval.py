@@ -61,12 +61,14 @@ https://github.com/EleutherAI/lm-evaluation-harness.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import code_scores, check_label, check_scores, iter_jsonl, load_json, show, where_of
+from ._vendor import (code_scores, check_label, check_scores, iter_jsonl, load_json, reported_mismatch, show,
+                      stacklevel, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_lm_eval", "parse_lm_eval_samples", "PREFERRED_METRICS"]
@@ -204,11 +206,19 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         for key in ("model_name", "lm_eval_version", "git_hash", "date"):
             if key in results:
                 run_meta[key] = results[key]
+    mismatch = []
+    if width == 1 and not np.isnan(raw).any() and raw.min() >= 0.0 and raw.max() <= 1.0:
+        # one value per document: lm-eval's number for this metric and filter is their mean
+        mismatch = reported_mismatch(where, "lm-eval", reported, {f"{metric},{chosen}": float(raw.mean())},
+                                     tolerance=5e-5, digits=4)
+        for msg in mismatch:
+            warnings.warn(msg, UserWarning, stacklevel=stacklevel())
     run_meta = {"tool": "lm-eval", "files": [where], "task": task, "metric": metric, "metrics": names,
-                "filter": chosen, "filters": filters, "repeats": repeats, "notes": notes, **run_meta, **(meta or {})}
+                "filter": chosen, "filters": filters, "repeats": repeats, "notes": notes + mismatch, **run_meta,
+                **(meta or {})}
     run = Run(task, model, [d for d, _ in per_doc], matrix, weights=weights, reported=reported, meta=run_meta,
               scale=scale)
-    return OutcomeSet([run], source=where)
+    return OutcomeSet([run], source=where, warnings=mismatch)
 
 
 def _results_for(folder: Path, date: str, task: str, root: Path) -> tuple[dict | None, str | None]:

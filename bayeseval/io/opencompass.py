@@ -46,14 +46,15 @@ G-Pass@k: Liu et al. 2024, arXiv:2412.13147.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..metrics.reference import g_pass_at_k_tau, mg_pass_at_k
-from ._vendor import (check_label, details_groups, int_id, load_json, numeric_items, read_work_dir, same, show,
-                      where_of)
+from ._vendor import (check_label, details_groups, int_id, load_json, numeric_items, read_work_dir,
+                      reported_mismatch, same, show, stacklevel, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_opencompass", "read_opencompass_results", "parse_opencompass_results"]
@@ -125,9 +126,14 @@ def parse_opencompass_results(results: Any, *, predictions: list[dict] | None = 
     if predictions is not None:
         notes.append(_check_predictions(predictions, refs, len(ids), matrix.shape[1], where, predictions_where))
         files.append(predictions_where)
-    meta = {"tool": "opencompass", "files": files, "n": matrix.shape[1],
-            "recomputed": _recompute(matrix, reported), "notes": notes}
-    return OutcomeSet([Run(dataset, model, ids, matrix, reported=reported, meta=meta)], source=where)
+    recomputed = _recompute(matrix, reported)
+    mismatch = reported_mismatch(where, "OpenCompass", reported, recomputed)
+    for msg in mismatch:
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+    meta = {"tool": "opencompass", "files": files, "n": matrix.shape[1], "recomputed": recomputed,
+            "notes": notes + mismatch}
+    return OutcomeSet([Run(dataset, model, ids, matrix, reported=reported, meta=meta)], source=where,
+                      warnings=mismatch)
 
 
 def _prediction_files(work: Path, model: str, dataset: str) -> list[Path]:
