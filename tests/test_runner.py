@@ -693,3 +693,18 @@ def test_run_until_a_rule_from_the_bayeseval_command(tmp_path, capsys):
     assert "narrower than 0.9" in res["last"]["stop_reason"]
     assert main(["run", str(data), "--base-url", "http://127.0.0.1:9/v1", "--until", "sometime"]) == 2
     assert "cannot read 'sometime'" in capsys.readouterr().err
+
+
+def test_run_names_its_options_for_null_and_until(tmp_path, capsys):
+    """--until decided without --null used the library's names (until=, null=); --null without --until was ignored."""
+    from bayeseval.cli import main
+
+    data = write_dataset(tmp_path / "d.jsonl", N=5)
+    base = ["run", str(data), "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "out")]
+    assert main(base + ["--until", "decided"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--until 'decided' for one model needs --null (the value to decide against)" in err
+    assert "null=" not in err and len(err.splitlines()) == 1
+    assert main(base + ["--null", "0.5"]) == 2
+    assert "--null is the value --until 'decided'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

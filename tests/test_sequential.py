@@ -498,6 +498,8 @@ def test_an_empty_sequence_is_reported_empty_and_no_width_rule_holds_on_it():
     (lambda: StopRule(width=float("nan")), "width must be a positive finite number, got nan"),
     (lambda: SequentialCompare().update([1, 0, 1]), "b: give both models' scores"),
     (lambda: Sequential().update(["a"]), "scores must be numbers, one score per question"),
+    (lambda: SequentialCompare(lo="x"), r"lo must be a real number, got 'x' \(str\)"),
+    (lambda: Sequential(hi=None), "hi must be a real number"),
 ])
 def test_sequential_arguments_that_were_misread_are_refused(call, message):
     with pytest.raises((ValueError, TypeError), match=message):

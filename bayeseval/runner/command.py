@@ -115,10 +115,16 @@ def cmd_run(args, stop=None) -> int:
     """The ``run`` subcommand: :func:`bayeseval.runner.run` with the options; the summary on stdout."""
     from .engine import run
 
+    if getattr(args, "null", None) is not None and not getattr(args, "until", None):
+        raise ValueError("--null is the value --until 'decided' (or 'equivalent within r') decides against; give "
+                         "--until too, or leave out --null")
     if getattr(args, "until", None):
         from .stopping import sequential_stop
 
-        rule = sequential_stop(args.until, alpha=args.alpha, null=args.null)
+        try:
+            rule = sequential_stop(args.until, alpha=args.alpha, null=args.null)
+        except ValueError as exc:  # the library names its arguments; the command line names its options
+            raise ValueError(str(exc).replace("until='", "--until '").replace("null=", "--null")) from None
         if stop is None:
             stop = rule
         else:  # both: stop when either says so

@@ -307,7 +307,7 @@ class Sequential:
                  _names=None):
         self.rule = parse_until(until)
         self.alpha = V.confidence(alpha, "alpha")
-        lo, hi = float(lo), float(hi)
+        lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         if null is not None:
@@ -469,6 +469,7 @@ class SequentialCompare(Sequential):
                 raise ValueError(f"rope {region} and until's equivalence region {rule.rope} differ: give the "
                                  "equivalence region once (rope=, or 'equivalent within' in until)")
             rule = StopRule(rule.decided, region, rule.width, rule.max_questions, rule.max_samples)
+        lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
