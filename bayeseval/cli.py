@@ -167,6 +167,10 @@ def cmd_report(args) -> int:
     for path in (args.plot, args.plot_pass_k):
         _check_image(path)
     _check_html(args.html)
+    if args.resamples is not None and not (args.baseline or args.html):
+        raise UsageError("--resamples sets the resamples of --baseline's comparisons and --html's ranking; give one "
+                         "of them, or leave it out")
+    args.resamples = 10_000 if args.resamples is None else args.resamples
     if args.interval in QUESTION_METHODS and args.scope != "population":
         raise UsageError(f"--interval {args.interval} treats the questions as a sample, so it answers --scope "
                          "population; in --scope benchmark use auto, exact, normal or hdi")
@@ -1057,7 +1061,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--fraction", action="store_true", help="show fractions instead of percent")
     rep.add_argument("--bold-best", action="store_true", help="LaTeX/Markdown: bold the best model per metric")
     rep.add_argument("--baseline", help="add a difference column against this model with adjusted p-values")
-    rep.add_argument("--resamples", type=int, default=10_000, help="permutation resamples for --baseline")
+    rep.add_argument("--resamples", type=int, default=None, help="permutation resamples of --baseline's comparisons "
+                     "and --html's ranking (default 10000)")
     rep.add_argument("--plot", metavar="FILE", help="save a forest plot of the estimates (png/pdf/svg)")
     rep.add_argument("--plot-pass-k", metavar="FILE", help="save pass@k curves with credible bands")
     rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page: table, forest plot, "

@@ -389,3 +389,10 @@ def test_pairwise_judges_refuses_the_long_log_flags_and_a_repeated_judge(capsys)
     assert code == 2 and "so --order (for a long battle log, one row per label) does not apply" in err
     code, _, err = run(capsys, *base, "--judges", "annotator1,annotator1")
     assert code == 2 and "--judges: a column is named twice in 'annotator1,annotator1'" in err
+
+
+def test_report_resamples_without_baseline_or_html_is_refused(capsys):
+    code, _, err = run(capsys, "report", GAME24, "--resamples", "-5")
+    assert code == 2 and "--resamples sets the resamples of --baseline's comparisons and --html's ranking" in err
+    code, _, err = run(capsys, "report", GAME24, "--baseline", "gpt-4 IO", "--resamples", "-5")
+    assert code == 2 and "resamples must be an integer >= 100, got -5" in err
