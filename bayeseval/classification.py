@@ -105,7 +105,6 @@ def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray,
     if t.size != p.size:
         raise ValueError(f"y_true and y_pred must have the same length, got {t.size} and {p.size}")
     present = sorted(set(t) | set(p))
-    given = labels is not None
     if labels is None:
         labels = present
     else:
@@ -113,7 +112,6 @@ def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray,
         unknown = sorted(set(present) - set(labels))
         if unknown:
             raise ValueError(f"labels does not list {', '.join(map(repr, unknown[:5]))}, which occur in the data")
-    _two_classes(labels, given)
     code = {k: i for i, k in enumerate(labels)}
     C = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(C, (np.array([code[v] for v in t]), np.array([code[v] for v in p])), 1)
@@ -235,7 +233,9 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
     else:
         if y_true is None or y_pred is None:
             raise ValueError("give y_true and y_pred, or confusion_matrix")
+        given = labels is not None
         C, labels = confusion(y_true, y_pred, labels)
+        _two_classes(labels, given)  # the counts of one class are well defined; its metrics are not
         if items is not None:
             it = np.asarray(items, dtype=object)
             if it.shape != (int(C.sum()),):

@@ -220,9 +220,10 @@ def _check_paths(args) -> None:
     """Before any work: no output file is a folder, one of the inputs (writing it would replace the data), or
     another output of the same command."""
     inputs = []
-    for name in ("paths", "path", "data"):
+    for name in ("paths", "path", "data", "a", "b"):
         value = getattr(args, name, None)
         inputs += [value] if isinstance(value, str) else list(value or [])
+    inputs += [p.rsplit("::", 1)[0] for p in inputs if "::" in p]  # PATH::MODEL names the file PATH
     seen = {}
     for name, flag in OUTPUT_FLAGS.items():
         path = getattr(args, name, None)
@@ -491,7 +492,11 @@ def cmd_monitor(args) -> int:
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
-        seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
+        try:
+            seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
+        except ValueError as exc:  # the library's argument names, as the command line's options
+            raise ValueError(str(exc).replace("(rope=, or 'equivalent within' in until)",
+                                              "(--rope, or 'equivalent within' in --until)")) from None
         spent = ((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
         out.append((da, seq.update(xa, xb, samples=spent)))
     if args.format == "json":
@@ -746,7 +751,11 @@ def cmd_classify(args) -> int:
                                            items=None if not args.item else g[args.item].tolist(), level=args.level,
                                            labels=_split(args.labels, "--labels"))
         except ValueError as exc:
-            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {exc}") from None
+            text = str(exc)
+            if "needs at least two classes" in text:  # the advice in the command line's terms
+                text = text.split("; name every class")[0] + "; name every class the classifier chooses from with " \
+                    "--labels (e.g. --labels yes,no), so that the classes absent from these data count"
+            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {text}") from None
     comparison = None
     if args.model and len(results) == 2:
         (na, ga), (nb, gb) = groups

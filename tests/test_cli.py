@@ -328,6 +328,12 @@ def test_an_output_file_that_is_an_input_a_folder_or_another_output_is_refused(c
         code, out, err = run(capsys, *argv)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, err)
     assert data.read_bytes() == before and not (tmp_path / "t.txt").exists()
+    other = tmp_path / "g2.json"
+    other.write_bytes(before)
+    for cmd in (("compare",), ("monitor", "--until", "50 questions")):  # A and B given as FILE::MODEL
+        code, _, err = run(capsys, cmd[0], f"{data}::gpt-4 IO", f"{other}::gpt-4 CoT", *cmd[1:], "-o", str(other))
+        assert code == 2 and f"--output {other} is also an input" in err
+    assert data.read_bytes() == before == other.read_bytes()
 
 
 def test_a_misspelt_dataset_or_trial_column_is_an_error_not_a_pooled_table(capsys, tmp_path):
@@ -355,6 +361,8 @@ def test_load_reads_a_pandas_dataframe_as_a_long_table():
     pd.testing.assert_frame_equal(df, copy)
     with pytest.raises(ValueError, match="a pandas DataFrame is read as a long table"):
         be.load(df, format="wide")
+    with pytest.raises(ValueError, match="columns: unknown key 'qustion'"):
+        be.load(df, columns={"qustion": "id"})
 
 
 def test_a_payoff_vector_metric_on_the_command_line(capsys):
@@ -372,6 +380,7 @@ def test_monitor_refuses_two_different_equivalence_regions(capsys):
     base = ("monitor", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--until", "equivalent within 0.02")
     code, _, err = run(capsys, *base, "--rope", "0.05")
     assert code == 2 and "rope (-0.05, 0.05) and until's equivalence region (-0.02, 0.02) differ" in err
+    assert "(--rope, or 'equivalent within' in --until)" in err
     code, out, _ = run(capsys, *base, "--rope", "0.02")
     assert code == 0 and "equivalent within 0.02" in out
 

@@ -54,8 +54,7 @@ def test_classification_of_a_single_class_is_a_value_error_naming_labels():
     assert not isinstance(exc.value, ZeroDivisionError)
     with pytest.raises(ValueError, match=r"^labels names only '1': classification needs at least two classes"):
         classification([1, 1, 1], [1, 1, 1], labels=[1])
-    with pytest.raises(ValueError, match=r"labels names only 'a'"):
-        confusion(["a"], ["a"], labels=["a"])
+    assert confusion(["a"], ["a"], labels=["a"])[0].tolist() == [[1]]  # counting one class is defined
 
 
 def test_classification_of_a_single_class_with_the_other_class_named_is_defined():
@@ -85,6 +84,7 @@ def test_cli_single_class_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and out == ""
     assert len(err) == 1, err
     assert err[0].startswith(f"bayeseval: error: {f}: classification needs at least two classes")
+    assert "with --labels (e.g. --labels yes,no)" in err[0] and "labels=[" not in err[0]
     assert "ZeroDivisionError" not in err[0] and "--debug" not in err[0]
     code, out, err = _cli(["classify", f, "--labels", "0,1", "--format", "json"], capsys)
     assert code == 0
@@ -214,3 +214,9 @@ def test_tables_say_fractions_only_for_rates():
     r = rubric(_ratings(), dimensions=["q"], constraints={"q": 4}, agreement=False, correlation=False)
     md = tables.to_markdown(r.to_evaluation(), percent=False)
     assert "on [1, 5] (q) and as fractions (passes);" in md
+
+
+def test_confusion_counts_of_one_class_are_defined():
+    """confusion() only counts: one class is a 1 x 1 table (classification() needs two classes, not the counts)."""
+    C, labels = confusion(["a", "a"], ["a", "a"])
+    assert C.tolist() == [[2]] and labels == ["a"]

@@ -495,7 +495,9 @@ def test_an_empty_sequence_is_reported_empty_and_no_width_rule_holds_on_it():
      r"a must hold one score per question \(1-D\), got shape \(10, 4\)"),
     (lambda: Sequential().update(np.ones((10, 4))), "scores must hold one score per question"),
     (lambda: StopRule(decided=False, max_questions=0), "max_questions must be a whole number >= 1, got 0"),
-    (lambda: StopRule(width=float("nan")), "width must be a positive finite number, got nan"),
+    (lambda: StopRule(width=float("nan")), "width must be a finite number, got nan"),
+    (lambda: StopRule(width="x"), "width must be a real number, got 'x'"),
+    (lambda: StopRule(max_questions=1.5), "max_questions must be a whole number >= 1, got 1.5"),
     (lambda: SequentialCompare().update([1, 0, 1]), "b: give both models' scores"),
     (lambda: Sequential().update(["a"]), "scores must be numbers, one score per question"),
     (lambda: SequentialCompare(lo="x"), r"lo must be a real number, got 'x' \(str\)"),
@@ -504,3 +506,14 @@ def test_an_empty_sequence_is_reported_empty_and_no_width_rule_holds_on_it():
 def test_sequential_arguments_that_were_misread_are_refused(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_a_column_of_scores_and_numpy_numbers_in_a_stop_rule_are_accepted():
+    """One trial per question as a column (df[["score"]].values) is per-question scores; a StopRule takes numpy
+    and integral float numbers (the new checks must not refuse them)."""
+    x = np.array([1.0, 0.0, 1.0, 1.0])
+    assert Sequential().update(x[:, None]).questions == 4
+    st = SequentialCompare().update(x[:, None], x[::-1, None])
+    assert st.questions == 4 and st.estimate == pytest.approx(0.0)
+    rule = StopRule(width=np.float32(0.5), max_questions=1000.0)
+    assert rule.width == pytest.approx(0.5) and rule.max_questions == 1000 and isinstance(rule.max_questions, int)

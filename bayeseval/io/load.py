@@ -325,6 +325,9 @@ def _check_roles(columns: dict | None) -> None:
     if not isinstance(columns, dict):
         raise TypeError(f"columns must be a dict such as {{'question': 'id', 'score': 'correct'}}, got "
                         f"{type(columns).__name__}")
+    for k in columns:  # every reader (files, DataFrames, DuckDB, Spark) refuses a misspelt role
+        if k not in _COLUMN_KEYS:
+            raise ValueError(f"columns: unknown key {k!r}; expected some of {_COLUMN_KEYS}")
     roles = {k: columns.get(k, k) for k in _COLUMN_KEYS}
     for k, v in columns.items():
         if v is None:  # a role switched off (trial=None: trials in row order)
@@ -387,9 +390,6 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
     columns = dict(columns or {})
-    for k in columns:
-        if k not in _COLUMN_KEYS:
-            raise ValueError(f"columns: unknown key {k!r}; expected some of {_COLUMN_KEYS}")
     sets = [_load_one(p, format, columns, options) for p in paths]
     return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
 

@@ -82,13 +82,18 @@ class StopRule:
     max_samples: int | None = None
 
     def __post_init__(self):
-        if self.width is not None and not (isinstance(self.width, (int, float)) and math.isfinite(self.width)
-                                           and self.width > 0):
-            raise ValueError(f"StopRule: width must be a positive finite number, got {self.width!r}")
+        if self.width is not None:
+            w = V.real(self.width, "StopRule: width")
+            if not (math.isfinite(w) and w > 0):
+                raise ValueError(f"StopRule: width must be a positive finite number, got {self.width!r}")
+            object.__setattr__(self, "width", w)
         for name in ("max_questions", "max_samples"):
             v = getattr(self, name)
-            if v is not None and not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1):
-                raise ValueError(f"StopRule: {name} must be a whole number >= 1, got {v!r}")
+            if v is not None:
+                x = V.real(v, f"StopRule: {name}")
+                if not (math.isfinite(x) and x >= 1 and x == round(x)):
+                    raise ValueError(f"StopRule: {name} must be a whole number >= 1, got {v!r}")
+                object.__setattr__(self, name, int(x))
         if self.rope is not None:
             lo, hi = self.rope
             if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(lo) < float(hi)):
@@ -267,6 +272,8 @@ def _per_question(scores: Any, name: str) -> np.ndarray:
         x = np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
         raise V.InputTypeError(f"{name} must be numbers, one score per question, got {V.describe(scores)}") from None
+    if x.ndim == 2 and x.shape[1] == 1:  # a column of scores (one trial per question, df[["score"]].values)
+        x = x[:, 0]
     if x.ndim > 1:
         raise ValueError(f"{name} must hold one score per question (1-D), got shape {x.shape}: reduce a matrix of "
                          "trials to per-question scores first (bayeseval.sequential.question_values(R, metric))")
