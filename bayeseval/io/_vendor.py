@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -186,9 +187,13 @@ def reported_mismatch(where: str, tool: str, reported: dict, recomputed: dict, k
     """Messages for the metrics (``keys``, default every one in both) whose reported value differs from the value
     recomputed from the per-question details by more than the tool's rounding: the file was edited, a question is
     missing from the details, or the tool computed something else; the numbers read come from the details.
-    ``tolerance`` and ``digits``: the tool's rounding (two decimals of a percentage by default).
+    ``tolerance`` and ``digits``: the tool's rounding (two decimals of a percentage by default).  Each message is
+    also issued as a UserWarning (the caller keeps them in the set's warnings and the run's notes).
 
-    >>> reported_mismatch("r.json", "AISBench", {"accuracy": 99.0}, {"accuracy": 50.0})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     msgs = reported_mismatch("r.json", "AISBench", {"accuracy": 99.0}, {"accuracy": 50.0})
+    >>> msgs
     ['r.json: accuracy: AISBench reported 99.00 but its per-question details give 50.00; bayeseval reads the details (was the file edited, or a question dropped from them?)']
     """
     out = []
@@ -198,6 +203,8 @@ def reported_mismatch(where: str, tool: str, reported: dict, recomputed: dict, k
             out.append(f"{where}: {key}: {tool} reported {float(reported[key]):.{digits}f} but its per-question "
                        f"details give {float(recomputed[key]):.{digits}f}; bayeseval reads the details (was the file "
                        "edited, or a question dropped from them?)")
+    for msg in out:
+        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
     return out
 
 

@@ -61,14 +61,13 @@ https://github.com/EleutherAI/lm-evaluation-harness.
 from __future__ import annotations
 
 import re
-import warnings
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
 from ._vendor import (code_scores, check_label, check_scores, iter_jsonl, load_json, reported_mismatch, show,
-                      stacklevel, where_of)
+                      where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_lm_eval", "parse_lm_eval_samples", "PREFERRED_METRICS"]
@@ -211,8 +210,6 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         # one value per document: lm-eval's number for this metric and filter is their mean
         mismatch = reported_mismatch(where, "lm-eval", reported, {f"{metric},{chosen}": float(raw.mean())},
                                      tolerance=5e-5, digits=4)
-        for msg in mismatch:
-            warnings.warn(msg, UserWarning, stacklevel=stacklevel())
     run_meta = {"tool": "lm-eval", "files": [where], "task": task, "metric": metric, "metrics": names,
                 "filter": chosen, "filters": filters, "repeats": repeats, "notes": notes + mismatch, **run_meta,
                 **(meta or {})}

@@ -317,6 +317,11 @@ def _scale_source(p: str, engine: str) -> bool:
     return importlib.util.find_spec("duckdb") is not None
 
 
+def _roles(columns: dict | None) -> dict:
+    """The column roles a caller named, as keyword arguments of the readers (``from_long``, ``count_table``)."""
+    return {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+
+
 def _check_roles(columns: dict | None) -> None:
     """A column has one role: two keys of ``columns`` naming one column, or a given name that is another role's
     default name (``columns={'question': 'score'}`` with no ``'score'`` key), is an error."""
@@ -365,7 +370,7 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
         if format not in ("auto", "long"):
             raise ValueError(f"a pandas DataFrame is read as a long table (one row per trial); format={format!r} "
                              "names a file layout: pass format='long' or leave it out")
-        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        cols = _roles(columns)
         return from_long(paths, where="DataFrame", score_range=options.get("score_range"), **cols)
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -374,13 +379,13 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
             raise ValueError(f"engine='spark' reads long tables; format={format!r} is read with engine='auto'")
         from .scale import count_table
 
-        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        cols = _roles(columns)
         sets = [count_table(_spark_table(str(p)), score_range=options.get("score_range"), **cols) for p in paths]
         return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     if format in ("auto", "long") and all(_scale_source(str(p), engine) for p in paths):
         from .scale import count_shards
 
-        cols = {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
+        cols = _roles(columns)
         sets = [count_shards(str(p), progress=progress, score_range=options.get("score_range"), **cols)
                 for p in paths]
         return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
