@@ -1,7 +1,9 @@
-"""argparse ``type=`` converters shared by the command line (``bayeseval.cli``) and ``bayeseval run``.
+"""argparse ``type=`` converters and the one-line error, shared by the command line (``bayeseval.cli``) and
+``bayeseval run``.
 
-Each turns the text into a number or raises :class:`argparse.ArgumentTypeError` naming what was expected,
-which argparse prints as one line with exit code 2.
+Each converter turns the text into a number or raises :class:`argparse.ArgumentTypeError` naming what was
+expected, which argparse prints as one line with exit code 2.  :func:`error_line` is the one line an error
+becomes, with the library's argument names spelled as the options that set them.
 
 >>> level("0.9"), positive_int("3"), nonneg_int("0"), positive("2.5")
 (0.9, 3, 0, 2.5)
@@ -11,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["level", "positive_int", "nonneg_int", "positive"]
+from .validate import ArgumentError
+
+__all__ = ["level", "positive_int", "nonneg_int", "positive", "option", "error_line"]
 
 
 def _parse(text: str, cast, ok, expected: str):
@@ -39,3 +43,29 @@ def nonneg_int(text: str) -> int:
 
 def positive(text: str) -> float:
     return _parse(text, float, lambda v: v > 0, "a number > 0")
+
+
+def option(name: str) -> str:
+    """The command-line option that sets the library argument ``name`` (``rope`` -> ``--rope``, ``max_questions``
+    -> ``--max-questions``): the commands name their options after the arguments they pass on."""
+    return "--" + name.replace("_", "-")
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line ``bayeseval: error: ...`` shows for ``exc``: its first line, the library's argument names
+    spelled as options (:class:`bayeseval.validate.ArgumentError`), and the type of an error that is not about
+    the input (not a ValueError, TypeError, LookupError, OSError or ImportError) with a pointer to ``--debug``.
+
+    >>> error_line(ArgumentError("{until} 'decided' for one model needs {null}", "until", "null"))
+    "--until 'decided' for one model needs --null"
+    >>> error_line(KeyError("no model 'x'")), error_line(RuntimeError("lost"))
+    ("no model 'x'", 'RuntimeError: lost (run with --debug for the traceback)')
+    """
+    if isinstance(exc, ArgumentError):
+        message = exc.spelled(option)
+    else:
+        message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
+    first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
+    if not isinstance(exc, (ValueError, TypeError, LookupError, OSError, ImportError)):
+        first = f"{type(exc).__name__}: {first} (run with --debug for the traceback)"
+    return first

@@ -92,11 +92,11 @@ def _two_classes(labels: list, given: bool) -> None:
         return
     only = ", ".join(map(repr, labels))
     if given:
-        raise ValueError(f"labels names only {only}: classification needs at least two classes; name every class "
-                         "the classifier chooses from")
-    raise ValueError(f"classification needs at least two classes, but the true and predicted labels hold only "
-                     f"{only}; name every class the classifier chooses from with labels (e.g. labels=[{only}, "
-                     "<the other classes>]) so that the classes absent from these data count")
+        raise V.ArgumentError(f"{{labels}} names only {only}: classification needs at least two classes; name every "
+                              "class the classifier chooses from", "labels")
+    raise V.ArgumentError(f"classification needs at least two classes, but the true and predicted labels hold only "
+                          f"{only}; name every class the classifier chooses from with {{labels}} ({only} and the "
+                          "others), so that the classes absent from these data count", "labels")
 
 
 def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray, list]:

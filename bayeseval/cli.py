@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from ._argtypes import level as _level, positive_int as _positive_int
+from . import validate as V
+from ._argtypes import error_line as _error_line, level as _level, positive_int as _positive_int
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, text_table
@@ -492,11 +493,7 @@ def cmd_monitor(args) -> int:
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
-        try:
-            seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
-        except ValueError as exc:  # the library's argument names, as the command line's options
-            raise ValueError(str(exc).replace("(rope=, or 'equivalent within' in until)",
-                                              "(--rope, or 'equivalent within' in --until)")) from None
+        seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
         spent = ((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
         out.append((da, seq.update(xa, xb, samples=spent)))
     if args.format == "json":
@@ -750,12 +747,10 @@ def cmd_classify(args) -> int:
             results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=args.positive,
                                            items=None if not args.item else g[args.item].tolist(), level=args.level,
                                            labels=_split(args.labels, "--labels"))
+        except V.ArgumentError as exc:  # which file and model, before the message (it names --labels)
+            raise exc.prefixed(f"{path}" + (f", model {name!r}" if name is not None else "") + ": ") from None
         except ValueError as exc:
-            text = str(exc)
-            if "needs at least two classes" in text:  # the advice in the command line's terms
-                text = text.split("; name every class")[0] + "; name every class the classifier chooses from with " \
-                    "--labels (e.g. --labels yes,no), so that the classes absent from these data count"
-            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {text}") from None
+            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {exc}") from None
     comparison = None
     if args.model and len(results) == 2:
         (na, ga), (nb, gb) = groups
@@ -1351,11 +1346,7 @@ def main(argv=None) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI's contract: one line, exit 2, traceback only with --debug
         if args.debug:
             raise
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        first = str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
-        if not isinstance(exc, (ValueError, TypeError, LookupError, OSError, ImportError)):
-            first = f"{type(exc).__name__}: {first} (run with --debug for the traceback)"
-        print(f"bayeseval: error: {first}", file=sys.stderr)
+        print(f"bayeseval: error: {_error_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # pragma: no cover - interactive only
         print("bayeseval: interrupted", file=sys.stderr)

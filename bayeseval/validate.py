@@ -21,6 +21,7 @@ import numpy as np
 
 __all__ = [
     "InputTypeError",
+    "ArgumentError",
     "LIMITS",
     "set_limits",
     "integer",
@@ -38,6 +39,35 @@ __all__ = [
 
 class InputTypeError(TypeError, ValueError):
     """An argument has the wrong type (also a ``ValueError`` for scorio compatibility)."""
+
+
+class ArgumentError(ValueError):
+    """A ``ValueError`` whose message names arguments as ``{name}`` slots, so each front end names them as its
+    users type them: ``str(exc)`` reads the library's names (``until``); the command line passes its own spelling
+    of each (``--until``) to :meth:`spelled`.  Only the slots listed in ``names`` are filled: any other braces in
+    the message (a label, a path) are left as they are.
+
+    >>> exc = ArgumentError("{until} 'decided' needs {null} (the value to decide against)", "until", "null")
+    >>> str(exc)
+    "until 'decided' needs null (the value to decide against)"
+    >>> exc.spelled(lambda name: "--" + name)
+    "--until 'decided' needs --null (the value to decide against)"
+    """
+
+    def __init__(self, template: str, *names: str, prefix: str = ""):
+        self.template, self.names, self.prefix = str(template), tuple(names), str(prefix)
+        super().__init__(self.spelled(lambda name: name))
+
+    def spelled(self, spell) -> str:
+        """The message with each argument slot filled by ``spell(name)`` (the prefix is taken as it is)."""
+        text = self.template
+        for name in self.names:
+            text = text.replace("{" + name + "}", spell(name))
+        return self.prefix + text
+
+    def prefixed(self, prefix: str) -> "ArgumentError":
+        """The same error with ``prefix`` (where it happened: a file, a model) before its message."""
+        return ArgumentError(self.template, *self.names, prefix=prefix + self.prefix)
 
 
 # Caps on the sizes a call may ask for, so that time and memory stay bounded by what an answer needs.

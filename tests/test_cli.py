@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import bayeseval as be
+from bayeseval.sequential import SequentialCompare
 from bayeseval.cli import main
 from bayeseval.io import read_outcomes
 
@@ -379,8 +380,11 @@ def test_a_payoff_vector_metric_on_the_command_line(capsys):
 def test_monitor_refuses_two_different_equivalence_regions(capsys):
     base = ("monitor", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--until", "equivalent within 0.02")
     code, _, err = run(capsys, *base, "--rope", "0.05")
-    assert code == 2 and "rope (-0.05, 0.05) and until's equivalence region (-0.02, 0.02) differ" in err
+    assert code == 2 and "--rope (-0.05, 0.05) and --until's equivalence region (-0.02, 0.02) differ" in err
     assert "(--rope, or 'equivalent within' in --until)" in err
+    with pytest.raises(ValueError, match=r"^rope \(-0.05, 0.05\) and until's .* \(rope, or 'equivalent within' in "
+                                         r"until\)$"):  # the library names its arguments
+        SequentialCompare(until="equivalent within 0.02", rope=0.05)
     code, out, _ = run(capsys, *base, "--rope", "0.02")
     assert code == 0 and "equivalent within 0.02" in out
 

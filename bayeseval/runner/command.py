@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .._argtypes import level as _level, nonneg_int as _nonneg_int, positive as _positive, \
+from .._argtypes import error_line, level as _level, nonneg_int as _nonneg_int, positive as _positive, \
     positive_int as _positive_int
 from .engine import DEFAULT_BASE_URL
 
@@ -121,10 +121,7 @@ def cmd_run(args, stop=None) -> int:
     if getattr(args, "until", None):
         from .stopping import sequential_stop
 
-        try:
-            rule = sequential_stop(args.until, alpha=args.alpha, null=args.null)
-        except ValueError as exc:  # the library names its arguments; the command line names its options
-            raise ValueError(str(exc).replace("until='", "--until '").replace("null=", "--null")) from None
+        rule = sequential_stop(args.until, alpha=args.alpha, null=args.null)  # errors name --until / --null
         if stop is None:
             stop = rule
         else:  # both: stop when either says so
@@ -167,8 +164,5 @@ def main(argv=None) -> int:
     except Exception as exc:  # noqa: BLE001 - one line, exit 2, as the bayeseval command does
         if args.debug:
             raise
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        if not isinstance(exc, (ValueError, TypeError, LookupError, OSError, ImportError)):
-            first = f"{type(exc).__name__}: {first}"
-        print(f"bayeseval: error: {first}", file=sys.stderr)
+        print(f"bayeseval: error: {error_line(exc)}", file=sys.stderr)
         return 2

@@ -123,6 +123,12 @@ _TERMS = [
 ]
 
 
+def _until_error(text: str) -> V.ArgumentError:
+    """An error in the words of ``until``, naming it as the caller's front end does (``--until`` on the command
+    line)."""
+    return V.ArgumentError("{until}: " + text, "until")
+
+
 def _number(text: str, what: str, words: str, whole: bool = False) -> float:
     """A positive number; thousands separators (``2,000``, ``10_000``) only in whole-number budgets, so that a
     decimal comma (``width 0,05``) is an error rather than 5."""
@@ -133,9 +139,9 @@ def _number(text: str, what: str, words: str, whole: bool = False) -> float:
         value = float(clean)
     except ValueError:
         hint = " (use a decimal point)" if "," in text and not whole else ""
-        raise ValueError(f"until: {what} needs a number, got {text!r} in {words!r}{hint}") from None
+        raise _until_error(f"{what} needs a number, got {text!r} in {words!r}{hint}") from None
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"until: {what} must be a positive number, got {text!r} in {words!r}")
+        raise _until_error(f"{what} must be a positive number, got {text!r} in {words!r}")
     return value
 
 
@@ -157,16 +163,16 @@ def parse_until(words: Any) -> StopRule:
     found: dict[str, Any] = {"decided": False}
     terms = [t.strip() for t in re.split(r"\s+or\s+|,\s+|;", words.strip().lower()) if t.strip()]
     if not terms:
-        raise ValueError("until is empty; say e.g. 'decided', 'equivalent within 0.02', 'width 0.05', "
-                         "'2000 questions' or '10000 samples', joined by 'or'")
+        raise V.ArgumentError("{until} is empty; say e.g. 'decided', 'equivalent within 0.02', 'width 0.05', "
+                              "'2000 questions' or '10000 samples', joined by 'or'", "until")
     for term in terms:
         for pattern, key in _TERMS:
             m = pattern.match(term)
             if m is None:
                 continue
             if key in found and key != "decided":
-                raise ValueError(f"until: {term!r} repeats a condition already given in {words!r}; give each of "
-                                 "'equivalent within', 'width', 'questions' and 'samples' once")
+                raise _until_error(f"{term!r} repeats a condition already given in {words!r}; give each of "
+                                   "'equivalent within', 'width', 'questions' and 'samples' once")
             if key == "decided":
                 found["decided"] = True
             elif key == "rope":
@@ -177,12 +183,12 @@ def parse_until(words: Any) -> StopRule:
             else:
                 value = _number(m.group(1), key.replace("max_", ""), words, whole=True)
                 if value != int(value):
-                    raise ValueError(f"until: {key.replace('max_', '')} must be a whole number, got {m.group(1)!r}")
+                    raise _until_error(f"{key.replace('max_', '')} must be a whole number, got {m.group(1)!r}")
                 found[key] = int(value)
             break
         else:
-            raise ValueError(f"until: cannot read {term!r} in {words!r}; use 'decided', 'equivalent within R', "
-                             "'width W', 'N questions' or 'N samples', joined by 'or'")
+            raise _until_error(f"cannot read {term!r} in {words!r}; use 'decided', 'equivalent within R', "
+                               "'width W', 'N questions' or 'N samples', joined by 'or'")
     return StopRule(**found)
 
 
@@ -320,29 +326,29 @@ class Sequential:
         if null is not None:
             null = V.real(null, "null")
             if not lo < null < hi:
-                raise ValueError(f"null must lie strictly inside the range ({lo:g}, {hi:g}), got {null:g}: every "
-                                 "mean is on one side of an end of the range, so there is nothing to decide")
+                raise V.ArgumentError(f"{{null}} must lie strictly inside the range ({lo:g}, {hi:g}), got {null:g}: "
+                                      "every mean is on one side of an end of the range, so there is nothing to "
+                                      "decide", "null")
         if self.rule.decided and null is None and self.what == "mean":
             if until is None:  # the default rule for one model: no decision to take, run to a budget
                 self.rule = StopRule(decided=False)
             else:
-                raise ValueError("until='decided' for one model needs null= (the value to decide against)")
+                raise V.ArgumentError("{until} 'decided' for one model needs {null} (the value to decide against)",
+                                      "until", "null")
         span = hi - lo
         if self.rule.width is not None and self.rule.width >= span:
-            raise ValueError(f"until: width {self.rule.width:g} is not narrower than the whole range [{lo:g}, {hi:g}]")
-        if self.rule.rope is not None:
+            raise _until_error(f"width {self.rule.width:g} is not narrower than the whole range [{lo:g}, {hi:g}]")
+        if self.rule.rope is not None:  # two finite numbers lo < hi: StopRule checks them
             rl, rh = self.rule.rope
-            if not rl < rh:
-                raise ValueError(f"the equivalence region must have lo < hi, got {self.rule.rope}")
             if self.what == "mean" and rl == -rh:  # one model: 'equivalent within r' is a region around null
                 if null is None:
-                    raise ValueError("until='equivalent within r' for one model needs null= (the value it should be "
-                                     "equivalent to)")
+                    raise V.ArgumentError("{until} 'equivalent within r' for one model needs {null} (the value it "
+                                          "should be equivalent to)", "until", "null")
                 self.rule = StopRule(self.rule.decided, (null - rh, null + rh), self.rule.width,
                                      self.rule.max_questions, self.rule.max_samples)
             if self.rule.rope[1] - self.rule.rope[0] >= span:
-                raise ValueError(f"until: the equivalence region {self.rule.rope} covers the whole range "
-                                 f"[{lo:g}, {hi:g}]")
+                raise _until_error(f"the equivalence region {self.rule.rope} covers the whole range "
+                                   f"[{lo:g}, {hi:g}]")
         self.null = null
         self.names = tuple(_names) if _names else (name,)
         extra = [v for v in ([null] if null is not None else []) + list(self.rule.rope or ()) if lo <= v <= hi]
@@ -473,8 +479,9 @@ class SequentialCompare(Sequential):
 
             region = parse_rope(rope)
             if rule.rope is not None and tuple(map(float, region)) != tuple(map(float, rule.rope)):
-                raise ValueError(f"rope {region} and until's equivalence region {rule.rope} differ: give the "
-                                 "equivalence region once (rope=, or 'equivalent within' in until)")
+                raise V.ArgumentError(f"{{rope}} {region} and {{until}}'s equivalence region {rule.rope} differ: give "
+                                      "the equivalence region once ({rope}, or 'equivalent within' in {until})",
+                                      "rope", "until")
             rule = StopRule(rule.decided, region, rule.width, rule.max_questions, rule.max_samples)
         lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
