@@ -15,7 +15,7 @@ import argparse
 
 from .validate import ArgumentError
 
-__all__ = ["level", "positive_int", "nonneg_int", "positive", "option", "error_line"]
+__all__ = ["level", "positive_int", "nonneg_int", "positive", "resamples", "option", "error_line"]
 
 
 def _parse(text: str, cast, ok, expected: str):
@@ -45,10 +45,20 @@ def positive(text: str) -> float:
     return _parse(text, float, lambda v: v > 0, "a number > 0")
 
 
+def resamples(text: str) -> int:
+    """Bootstrap / permutation resamples: at least 100, as the library asks (its cap is checked there)."""
+    return _parse(text, int, lambda v: v >= 100, "an integer >= 100")
+
+
+#: library arguments whose option has another name (the rest are spelled by ``option``'s rule)
+OPTIONS = {"constraints": "--require"}
+
+
 def option(name: str) -> str:
-    """The command-line option that sets the library argument ``name`` (``rope`` -> ``--rope``, ``max_questions``
-    -> ``--max-questions``): the commands name their options after the arguments they pass on."""
-    return "--" + name.replace("_", "-")
+    """The command-line option that sets the library argument ``name`` (``rope`` -> ``--rope``, ``question_cost``
+    -> ``--question-cost``, ``constraints`` -> ``--require``): the commands name their options after the arguments
+    they pass on, except those in ``OPTIONS``."""
+    return OPTIONS.get(name, "--" + name.replace("_", "-"))
 
 
 def error_line(exc: BaseException) -> str:

@@ -80,8 +80,8 @@ def _label_list(labels: Any) -> list:
     first: dict = {}
     for i, lab in enumerate(out):
         if lab in first:
-            raise ValueError(f"labels names class {lab!r} twice (labels[{first[lab]}] and labels[{i}]); name each "
-                             "class once")
+            raise V.ArgumentError("{labels} names class {lab!r} twice (at positions {a} and {b}, from 0); name each "
+                                  "class once", "labels", lab=lab, a=first[lab], b=i)
         first[lab] = i
     return out
 
@@ -92,11 +92,12 @@ def _two_classes(labels: list, given: bool) -> None:
         return
     only = ", ".join(map(repr, labels))
     if given:
-        raise V.ArgumentError(f"{{labels}} names only {only}: classification needs at least two classes; name every "
-                              "class the classifier chooses from", "labels")
-    raise V.ArgumentError(f"classification needs at least two classes, but the true and predicted labels hold only "
-                          f"{only}; name every class the classifier chooses from with {{labels}} ({only} and the "
-                          "others), so that the classes absent from these data count", "labels")
+        raise V.ArgumentError("{labels} names only {only}: classification needs at least two classes; name every "
+                              "class the classifier chooses from", "labels", only=only)
+    raise V.ArgumentError("classification needs at least two classes, but the true and predicted labels hold only "
+                          "{only}; name every class the classifier chooses from with {labels} (a list of them all: "
+                          "{only} and the classes absent from these data), so that the absent ones count",
+                          "labels", only=only)
 
 
 def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray, list]:
@@ -111,7 +112,8 @@ def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray,
         labels = _label_list(labels)
         unknown = sorted(set(present) - set(labels))
         if unknown:
-            raise ValueError(f"labels does not list {', '.join(map(repr, unknown[:5]))}, which occur in the data")
+            raise V.ArgumentError("{labels} does not list {missing}, which the data hold; name every class",
+                                  "labels", missing=", ".join(map(repr, unknown[:5])))
     code = {k: i for i, k in enumerate(labels)}
     C = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(C, (np.array([code[v] for v in t]), np.array([code[v] for v in p])), 1)
@@ -251,6 +253,13 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
     A = np.full((K, K), prior / (K - 1)) + (prior - prior / (K - 1)) * np.eye(K) + C / D
     diag = np.diag(A)
     warns: list[str] = []
+    if y_true is not None and not given:
+        said, chosen = C.sum(axis=1) > 0, C.sum(axis=0) > 0
+        if not np.any(said & chosen):  # every prediction wrong because no class is written alike on both sides?
+            show = lambda mask: ", ".join(repr(lab) for lab, m in zip(labels, mask) if m)  # noqa: E731
+            warns.append(f"no predicted label is one of the true labels (true: {show(said)}; predicted: "
+                         f"{show(chosen)}), so every prediction counts as wrong: if they name the same classes written "
+                         "differently (1 and 1.0, True and 1, 'yes' and 'Yes'), write them alike")
     metrics = {"accuracy": _beta_summary(np.trace(C) / n, float(diag.sum()), float(A.sum() - diag.sum()), level)}
     per_class = {}
     for k, lab in enumerate(labels):

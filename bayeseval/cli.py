@@ -25,7 +25,8 @@ import numpy as np
 
 from . import __version__
 from . import validate as V
-from ._argtypes import error_line as _error_line, level as _level, positive_int as _positive_int
+from ._argtypes import error_line as _error_line, level as _level, nonneg_int as _nonneg_int, \
+    positive_int as _positive_int, resamples as _resamples
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, text_table
@@ -483,6 +484,12 @@ def _aligned(ra, rb):
     return va, vb, kinds.pop()
 
 
+def _located(where: str, exc: ValueError) -> ValueError:
+    """``exc`` with ``where`` (a file, a model) before its message; an error that names arguments keeps its slots,
+    so the one-line message still names the options (``--labels``, ``--require``)."""
+    return exc.prefixed(where) if isinstance(exc, V.ArgumentError) else ValueError(where + str(exc))
+
+
 def cmd_monitor(args) -> int:
     from .sequential import SequentialCompare, question_values
 
@@ -730,12 +737,17 @@ def cmd_pairwise(args) -> int:
 
 def cmd_classify(args) -> int:
     """Classification metrics per model from a table of (true, predicted) labels; two models: also compared."""
-    from .classification import classification, compare_classifiers
+    import pandas as pd
 
+    from .classification import classification, compare_classifiers
     from .pairwise.data import read_records
 
     path = str(args.path)
     df = read_records(path, "label table")
+    labels_as_numbers = [c for c in (args.true, args.pred) if c in df.columns]
+    numeric = {c: pd.to_numeric(df[c], errors="coerce") for c in labels_as_numbers}
+    if labels_as_numbers and all(numeric[c].notna().sum() == df[c].notna().sum() for c in labels_as_numbers):
+        df = df.assign(**numeric)  # numbers as numbers on both sides: 1 and 1.0 are one class, as in the library
     for col in [args.true, args.pred] + ([args.model] if args.model else []) + ([args.item] if args.item else []):
         if col not in df.columns:
             raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "
@@ -747,10 +759,8 @@ def cmd_classify(args) -> int:
             results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=args.positive,
                                            items=None if not args.item else g[args.item].tolist(), level=args.level,
                                            labels=_split(args.labels, "--labels"))
-        except V.ArgumentError as exc:  # which file and model, before the message (it names --labels)
-            raise exc.prefixed(f"{path}" + (f", model {name!r}" if name is not None else "") + ": ") from None
         except ValueError as exc:
-            raise ValueError(f"{path}" + (f", model {name!r}" if name is not None else "") + f": {exc}") from None
+            raise _located(f"{path}" + (f", model {name!r}" if name is not None else "") + ": ", exc) from None
     comparison = None
     if args.model and len(results) == 2:
         (na, ga), (nb, gb) = groups
@@ -806,7 +816,7 @@ def cmd_rubric(args) -> int:
             res = rubric(df, constraints=args.require, scope=args.scope, level=args.level, seed=args.seed,
                          measurement=args.measurement, **cols)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise _located(f"{path}: ", exc) from None
     if args.format in ("markdown", "latex"):
         from .report import tables
 
@@ -1004,7 +1014,7 @@ def _add_stats(p, *, interval: bool = True) -> None:
                             "ends of exact and bootstrap-t / the betting confidence interval)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
-    g.add_argument("--seed", type=int, default=None, help="seed for draws and resamples (default fixed)")
+    g.add_argument("--seed", type=_nonneg_int, default=None, help="seed for draws and resamples (default fixed)")
     g.add_argument("--tau", type=float, default=None, help="tau for g-pass@k")
 
 
@@ -1060,12 +1070,12 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "(default avg)")
     rep.add_argument("--format", choices=REPORT_FORMATS, default="terminal")
     rep.add_argument("-o", "--output", help="write the table to this file instead of stdout")
-    rep.add_argument("--digits", type=int, default=None,
+    rep.add_argument("--digits", type=_nonneg_int, default=None,
                      help="decimals shown (default: 1 in percent, 2 in AISBench tables, 3 for fractions)")
     rep.add_argument("--fraction", action="store_true", help="show fractions instead of percent")
     rep.add_argument("--bold-best", action="store_true", help="LaTeX/Markdown: bold the best model per metric")
     rep.add_argument("--baseline", help="add a difference column against this model with adjusted p-values")
-    rep.add_argument("--resamples", type=int, default=None, help="permutation resamples of --baseline's comparisons "
+    rep.add_argument("--resamples", type=_resamples, default=None, help="permutation resamples of --baseline's comparisons "
                      "and --html's ranking (default 10000)")
     rep.add_argument("--plot", metavar="FILE", help="save a forest plot of the estimates (png/pdf/svg)")
     rep.add_argument("--plot-pass-k", metavar="FILE", help="save pass@k curves with credible bands")
@@ -1088,7 +1098,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(cmp_, many=False)
     cmp_.add_argument("--metric", default="avg", help="metric to compare (default avg)")
     cmp_.add_argument("--rope", type=_rope, help="region of practical equivalence: half-width r or lo,hi")
-    cmp_.add_argument("--resamples", type=int, default=10_000, help="bootstrap / permutation resamples")
+    cmp_.add_argument("--resamples", type=_resamples, default=10_000, help="bootstrap / permutation resamples")
     cmp_.add_argument("--fail-if-worse", action="store_true",
                       help="exit 1 when A is credibly worse than B (the verdict says B is better)")
     _add_output(cmp_, ("text", "markdown", "json"))
@@ -1104,11 +1114,11 @@ def build_parser() -> argparse.ArgumentParser:
                 "  bayeseval rank examples/data/tot_game24.json\n  bayeseval rank a.csv b.csv c.csv --metric pass@4")
     _add_input(rank)
     rank.add_argument("--metric", default="avg")
-    rank.add_argument("--resamples", type=int, default=10_000)
+    rank.add_argument("--resamples", type=_resamples, default=10_000)
     rank.add_argument("--pairs", choices=("adjacent", "all"), default="adjacent",
                       help="which pairs get a paired test: neighbours in the ranking (default; shown on each "
                            "model's line) or all (a pair table follows)")
-    rank.add_argument("--top", type=int, default=None, metavar="K",
+    rank.add_argument("--top", type=_positive_int, default=None, metavar="K",
                       help="show only the K best models (text and --plot; JSON keeps every model)")
     rank.add_argument("--plot", metavar="FILE", help="save the rank plot: estimates with intervals, P(best), E[rank]")
     _add_output(rank, ("text", "json"))
@@ -1168,7 +1178,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="ranking: davidson (default), split or exclude; head to head: split (default) or exclude")
     pw.add_argument("--scope", choices=("population", "benchmark"), default="population")
     pw.add_argument("--level", type=_level, default=0.95)
-    pw.add_argument("--seed", type=int, default=None)
+    pw.add_argument("--seed", type=_nonneg_int, default=None)
     pw.add_argument("--plot", metavar="FILE", help="save the rank plot (Elo with intervals, P(best)) of the ranking")
     _add_output(pw, ("text", "json", "markdown", "latex"))
     pw.set_defaults(func=cmd_pairwise)
@@ -1215,8 +1225,8 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--b", help="... with this one, per dimension")
     rb.add_argument("--scope", choices=("population", "benchmark"), default="population")
     rb.add_argument("--level", type=_level, default=0.95)
-    rb.add_argument("--seed", type=int, default=None)
-    rb.add_argument("--digits", type=int, default=None, help="markdown / latex: decimals (default 3)")
+    rb.add_argument("--seed", type=_nonneg_int, default=None)
+    rb.add_argument("--digits", type=_nonneg_int, default=None, help="markdown / latex: decimals (default 3)")
     rb.add_argument("--plot", metavar="FILE", help="save a forest plot, one panel per dimension (png/pdf/svg)")
     _add_output(rb, ("text", "json", "markdown", "latex"))
     rb.set_defaults(func=cmd_rubric)
@@ -1243,10 +1253,10 @@ def build_parser() -> argparse.ArgumentParser:
               "  bayeseval replay --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --trials 1\n"
               "  bayeseval replay new.csv base.csv --metric pass@4 --trials 4 --replays 500")
     _add_pair(rp)
-    rp.add_argument("--trials", type=int, default=1, help="trials per drawn question and model (default 1)")
-    rp.add_argument("--replays", type=int, default=200, help="random replays (default 200)")
+    rp.add_argument("--trials", type=_positive_int, default=1, help="trials per drawn question and model (default 1)")
+    rp.add_argument("--replays", type=_positive_int, default=200, help="random replays (default 200)")
     _add_sequential(rp)
-    rp.add_argument("--seed", type=int, default=None)
+    rp.add_argument("--seed", type=_nonneg_int, default=None)
     _add_output(rp, ("text", "json"))
     rp.set_defaults(func=cmd_replay)
 

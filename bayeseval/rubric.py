@@ -182,7 +182,8 @@ def parse_constraints(constraints: Any, dimensions: list[str], scale: Any = None
         for part in constraints.split(","):
             hit = _RULE.match(part)
             if not hit:
-                raise ValueError(f"constraints: expected 'dimension>=minimum' items separated by commas, got {part!r}")
+                raise V.ArgumentError("{constraints}: expected 'dimension>=minimum' items separated by commas, got "
+                                      "{part!r}", "constraints", part=part)
             out[hit.group(1)] = float(hit.group(2))
         constraints = out
     if not isinstance(constraints, dict) or not constraints:
@@ -190,15 +191,17 @@ def parse_constraints(constraints: Any, dimensions: list[str], scale: Any = None
                                f"{V.describe(constraints)}")
     for k, v in constraints.items():
         if k not in dimensions:
-            raise ValueError(f"constraints: {k!r} is not a dimension; dimensions: {dimensions}")
+            raise V.ArgumentError("{constraints}: {dim!r} is not a dimension; dimensions: {dimensions}",
+                                  "constraints", dim=k, dimensions=dimensions)
         V.real(v, f"constraints[{k!r}]")
     if scale is not None:
         lo, hi = _scale(scale)
         for k, v in constraints.items():
             if not lo <= float(v) <= hi:
                 what = "no rating can meet it" if float(v) > hi else "every rating meets it"
-                raise ValueError(f"constraints: the minimum {float(v):g} for {k!r} is outside its rating scale "
-                                 f"[{lo:g}, {hi:g}] ({what}); give a minimum within [{lo:g}, {hi:g}]")
+                raise V.ArgumentError("{constraints}: the minimum {v:g} for {dim!r} is outside its rating scale "
+                                      "[{lo:g}, {hi:g}] ({what}); give a minimum within [{lo:g}, {hi:g}]",
+                                      "constraints", v=float(v), dim=k, lo=lo, hi=hi, what=what)
     return {k: float(v) for k, v in constraints.items()}
 
 

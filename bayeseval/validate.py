@@ -42,32 +42,42 @@ class InputTypeError(TypeError, ValueError):
 
 
 class ArgumentError(ValueError):
-    """A ``ValueError`` whose message names arguments as ``{name}`` slots, so each front end names them as its
-    users type them: ``str(exc)`` reads the library's names (``until``); the command line passes its own spelling
-    of each (``--until``) to :meth:`spelled`.  Only the slots listed in ``names`` are filled: any other braces in
-    the message (a label, a path) are left as they are.
+    """A ``ValueError`` whose message names arguments through slots, so each front end names them as its users type
+    them: ``str(exc)`` reads the library's names (``until``); the command line passes its own spelling of each
+    (``--until``) to :meth:`spelled`.
 
-    >>> exc = ArgumentError("{until} 'decided' needs {null} (the value to decide against)", "until", "null")
+    ``template`` is a constant :meth:`str.format` string: ``{until}`` for each argument named in ``names``, and
+    ``{name}`` / ``{name!r}`` for each of ``values`` (what the user gave: a label, the words of ``until``), which
+    ``format`` inserts as they are, so braces in them are never read as slots.  ``prefix`` (a file, a model) is
+    put before the message as it is.
+
+    >>> exc = ArgumentError("{until} 'decided' needs {null} (the value to decide against); got {words!r}",
+    ...                     "until", "null", words="{until}")
     >>> str(exc)
-    "until 'decided' needs null (the value to decide against)"
+    "until 'decided' needs null (the value to decide against); got '{until}'"
     >>> exc.spelled(lambda name: "--" + name)
-    "--until 'decided' needs --null (the value to decide against)"
+    "--until 'decided' needs --null (the value to decide against); got '{until}'"
     """
 
-    def __init__(self, template: str, *names: str, prefix: str = ""):
-        self.template, self.names, self.prefix = str(template), tuple(names), str(prefix)
+    def __init__(self, template: str, *names: str, prefix: str = "", **values: Any):
+        self.template, self.names, self.prefix, self.values = str(template), tuple(names), str(prefix), values
         super().__init__(self.spelled(lambda name: name))
 
     def spelled(self, spell) -> str:
-        """The message with each argument slot filled by ``spell(name)`` (the prefix is taken as it is)."""
-        text = self.template
-        for name in self.names:
-            text = text.replace("{" + name + "}", spell(name))
-        return self.prefix + text
+        """The message with each argument slot filled by ``spell(name)``."""
+        return self.prefix + self.template.format(**self.values, **{name: spell(name) for name in self.names})
 
     def prefixed(self, prefix: str) -> "ArgumentError":
         """The same error with ``prefix`` (where it happened: a file, a model) before its message."""
-        return ArgumentError(self.template, *self.names, prefix=prefix + self.prefix)
+        return ArgumentError(self.template, *self.names, prefix=prefix + self.prefix, **self.values)
+
+    def __reduce__(self):  # pickled whole (template, slots and values), not as its message: processes pass it on
+        return _argument_error, (self.template, self.names, self.prefix, self.values)
+
+
+def _argument_error(template: str, names: tuple, prefix: str, values: dict) -> ArgumentError:
+    """:class:`ArgumentError` rebuilt from its parts (unpickling)."""
+    return ArgumentError(template, *names, prefix=prefix, **values)
 
 
 # Caps on the sizes a call may ask for, so that time and memory stay bounded by what an answer needs.
@@ -77,14 +87,15 @@ LIMITS = {
     "draws": 1_000_000,  # posterior draws behind an exact / hdi interval
     "n": 1_000_000,  # posterior draws asked of Estimate.draws / to_inference_data
     "resamples": 1_000_000,  # bootstrap / permutation resamples
+    "replays": 10_000,  # random orders replayed by sequential.replay (each a whole sequential run: ~0.15 s)
     "magnitude": 1e15,  # |payoff entries| (category weights are rescaled, so any finite ones work)
     "digits": 15,  # decimals shown in a table (a double carries about 16 significant digits)
 }
 
 
 def set_limits(**caps: Any) -> dict:
-    """Change the library's size caps (``k``, ``draws``, ``n``, ``resamples``, ``magnitude``, ``digits``); returns the
-    previous values, so ``set_limits(**old)`` restores them.
+    """Change the library's size caps (``k``, ``draws``, ``n``, ``resamples``, ``replays``, ``magnitude``,
+    ``digits``); returns the previous values, so ``set_limits(**old)`` restores them.
 
     >>> old = set_limits(k=30_000)
     >>> LIMITS["k"], set_limits(**old)["k"], LIMITS["k"]

@@ -174,7 +174,9 @@ def test_rank_is_one_line_per_model_with_top_and_all_pairs(tmp_path):
     code, out, _ = run_cli("rank", str(path), "--quiet", "--resamples", "200", "--pairs", "all", "--top", "4")
     assert code == 0
     assert len([x for x in out.splitlines() if re.match(r"model-\d+\s+model-", x)]) == 6  # 4 choose 2
-    assert run_cli("rank", str(path), "--top", "0")[0] == 2
+    with pytest.raises(SystemExit) as exc:  # argparse: "argument --top: expected an integer >= 1, got '0'"
+        run_cli("rank", str(path), "--top", "0")
+    assert exc.value.code == 2
 
 
 # ----------------------------------------------------------------------------- service

@@ -84,8 +84,8 @@ def test_cli_single_class_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and out == ""
     assert len(err) == 1, err
     assert err[0].startswith(f"bayeseval: error: {f}: classification needs at least two classes")
-    assert err[0].endswith("name every class the classifier chooses from with --labels ('1' and the others), so "
-                           "that the classes absent from these data count")
+    assert err[0].endswith("name every class the classifier chooses from with --labels (a list of them all: '1' "
+                           "and the classes absent from these data), so that the absent ones count")
     assert "ZeroDivisionError" not in err[0] and "--debug" not in err[0]
     code, out, err = _cli(["classify", f, "--labels", "0,1", "--format", "json"], capsys)
     assert code == 0
@@ -93,14 +93,15 @@ def test_cli_single_class_is_one_line_and_exit_2(tmp_path, capsys):
     assert result["labels"] == ["0", "1"] and result["confusion"] == [[0, 0], [0, 1]]
     assert result["metrics"]["accuracy"]["value"] == 1.0
     code, out, err = _cli(["classify", f, "--labels", "1,1"], capsys)
-    assert code == 2 and "labels names class '1' twice" in err[0]
+    assert code == 2 and err[0].endswith("--labels names class '1' twice (at positions 0 and 1, from 0); name each "
+                                         "class once")
 
 
 # ----------------------------------------------------------------------------- 2. duplicate labels
 def test_duplicate_labels_are_refused_naming_the_label():
-    with pytest.raises(ValueError, match=r"^labels names class 'a' twice \(labels\[0\] and labels\[1\]\)"):
+    with pytest.raises(ValueError, match=r"^labels names class 'a' twice \(at positions 0 and 1, from 0\)"):
         classification(confusion_matrix=[[1, 2], [3, 4]], labels=["a", "a"])
-    with pytest.raises(ValueError, match=r"^labels names class 'b' twice \(labels\[1\] and labels\[2\]\)"):
+    with pytest.raises(ValueError, match=r"^labels names class 'b' twice \(at positions 1 and 2, from 0\)"):
         classification(["a", "b"], ["a", "b"], labels=["a", "b", "b"])
     # 1, 1.0 and "1" are one label in the data, so also in labels
     with pytest.raises(ValueError, match=r"labels names class '1' twice"):
@@ -181,7 +182,7 @@ def test_service_and_cli_refuse_a_pass_rule_outside_the_scale(api, capsys):
     code, out, err = _cli(["rubric", SUMMEVAL, "--item", "doc_id", "--system", "model_id", "--judge", "annotator",
                            "--dimensions", "consistency", "--require", "consistency>=9"], capsys)
     assert code == 2 and out == "" and len(err) == 1
-    assert err[0] == (f"bayeseval: error: {SUMMEVAL}: constraints: the minimum 9 for 'consistency' is outside its "
+    assert err[0] == (f"bayeseval: error: {SUMMEVAL}: --require: the minimum 9 for 'consistency' is outside its "
                       "rating scale [1, 5] (no rating can meet it); give a minimum within [1, 5]")
 
 

@@ -402,11 +402,12 @@ def parse_rope(rope: Any) -> tuple[float, float] | None:
     if np.ndim(rope) == 0:
         r = V.real(rope, "rope", lo=0.0)
         if r <= 0:
-            raise ValueError(f"rope half-width must be > 0, got {r}")
+            raise V.ArgumentError("{rope}: a half-width must be > 0, got {r}", "rope", r=r)
         return -r, r
     lo, hi = (V.real(x, "rope") for x in rope) if len(rope) == 2 else (None, None)
     if lo is None or not lo < hi:
-        raise ValueError(f"rope must be a half-width or a pair (lo, hi) with lo < hi, got {rope!r}")
+        raise V.ArgumentError("{rope} must be a half-width or a pair (lo, hi) with lo < hi, got {rope_!r}", "rope",
+                              rope_=rope)
     return lo, hi
 
 

@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor",
+__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor", "widest_sd",
            "bootstrap_t"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
@@ -94,6 +94,20 @@ def studentized_factor(M: int) -> float | None:
     (1.3333333333333333, None)
     """
     return (M + 1.0) / (M - 3.0) if M > 3 else None
+
+
+def widest_sd(mean: float, bounds: tuple[float, float]) -> tuple[float, float]:
+    """``(mean, sd)`` where the spread has no finite estimate (``M <= 3``, :func:`studentized_factor`): the mean
+    clipped to ``bounds`` and the largest sd of any law on ``[lo, hi]`` with that mean, ``sqrt((m - lo) (hi - m))``
+    (Bhatia & Davis 2000, "A better bound on the variance", Amer. Math. Monthly 107(4)): half the range at its
+    middle, 0 at an end.
+
+    >>> widest_sd(0.5, (0.0, 1.0)), widest_sd(0.75, (0.0, 1.0))[1] == (0.75 * 0.25) ** 0.5, widest_sd(1.2, (0, 1))
+    ((0.5, 0.5), True, (1.0, 0.0))
+    """
+    lo, hi = float(bounds[0]), float(bounds[1])
+    m = min(max(float(mean), lo), hi)
+    return m, math.sqrt(max((m - lo) * (hi - m), 0.0))
 
 
 def studentize(draws: np.ndarray, mean: np.ndarray, M: int, rng: np.random.Generator) -> np.ndarray:

@@ -74,7 +74,7 @@ from ..priors import BetaMixture, PriorSpec
 from ..targets import MetricSpec
 from .base import EXACT_GROUP, _mvnormal
 from .binary import _BinaryPosterior
-from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor
+from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor, widest_sd
 
 __all__ = ["RobustPosterior"]
 
@@ -376,8 +376,7 @@ class RobustPosterior(_BinaryPosterior):
                 extra = 0.0
             factor = studentized_factor(M)
             if factor is None:  # three questions or fewer: a t posterior with no variance; the range bounds it
-                lo, hi = self.range
-                return float(self._combine(mean[None, :])[0]), (hi - lo) / 2.0
+                return widest_sd(float(self._combine(mean[None, :])[0]), self.range)
             cov = factor * cov + extra
             m_, v_ = self._delta(mean[None, :], np.diag(cov)[None, :],
                                  np.array([cov[0, 1]]) if cov.shape[0] == 2 else None)

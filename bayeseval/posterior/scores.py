@@ -47,7 +47,7 @@ from ..priors import PriorSpec
 from ..scores import Scores
 from ..targets import MetricSpec
 from .base import Posterior
-from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor
+from .bootstrap import DP_CONCENTRATION, dp_draws_studentized, dp_moments, studentized_factor, widest_sd
 
 __all__ = ["ScorePosterior"]
 
@@ -128,8 +128,7 @@ class ScorePosterior(Posterior):
             mean, cov = dp_moments(self._x[:, None], self.freq, mu, second, DP_CONCENTRATION)
             factor = studentized_factor(self.M)
             if factor is None:  # three questions or fewer: a t posterior with no variance; the range bounds it
-                lo, hi = self.range
-                return float(mean[0]), (hi - lo) / 2.0
+                return widest_sd(float(mean[0]), self.range)
             return float(mean[0]), float(math.sqrt(max(factor * cov[0, 0], 0.0)))
         return self.value(), math.sqrt(self.error_var()) / self.M
 

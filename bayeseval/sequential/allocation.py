@@ -215,7 +215,10 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
     k = c.size - 1
     counts = X if isinstance(X, Counts) else to_counts(X, missing=np.nan, name="X")
     counts.successes(label)
-    question_cost = V.real(question_cost, "question_cost", lo=0.0)
+    question_cost = V.real(question_cost, "question_cost")
+    if not (np.isfinite(question_cost) and question_cost >= 0.0):
+        raise V.ArgumentError("{question_cost} must be a finite number >= 0 (what a new question costs, in trials), "
+                              "got {value:g}", "question_cost", value=question_cost)
     max_trials = V.integer(max_trials, "max_trials", minimum=1)
     if max_trials < k:
         raise ValueError(f"{label} needs at least {k} trials per question; max_trials={max_trials} (the largest "

@@ -123,10 +123,10 @@ _TERMS = [
 ]
 
 
-def _until_error(text: str) -> V.ArgumentError:
-    """An error in the words of ``until``, naming it as the caller's front end does (``--until`` on the command
-    line)."""
-    return V.ArgumentError("{until}: " + text, "until")
+def _until_error(template: str, **values: Any) -> V.ArgumentError:
+    """An error in the words of ``until`` (``template`` and ``values`` as :class:`~bayeseval.validate.ArgumentError`
+    takes them), naming it as the caller's front end does (``--until`` on the command line)."""
+    return V.ArgumentError("{until}: " + template, "until", **values)
 
 
 def _number(text: str, what: str, words: str, whole: bool = False) -> float:
@@ -139,9 +139,11 @@ def _number(text: str, what: str, words: str, whole: bool = False) -> float:
         value = float(clean)
     except ValueError:
         hint = " (use a decimal point)" if "," in text and not whole else ""
-        raise _until_error(f"{what} needs a number, got {text!r} in {words!r}{hint}") from None
+        raise _until_error("{what} needs a number, got {text!r} in {words!r}{hint}", what=what, text=text, words=words,
+                           hint=hint) from None
     if not math.isfinite(value) or value <= 0:
-        raise _until_error(f"{what} must be a positive number, got {text!r} in {words!r}")
+        raise _until_error("{what} must be a positive number, got {text!r} in {words!r}", what=what, text=text,
+                           words=words)
     return value
 
 
@@ -171,8 +173,9 @@ def parse_until(words: Any) -> StopRule:
             if m is None:
                 continue
             if key in found and key != "decided":
-                raise _until_error(f"{term!r} repeats a condition already given in {words!r}; give each of "
-                                   "'equivalent within', 'width', 'questions' and 'samples' once")
+                raise _until_error("{term!r} repeats a condition already given in {words!r}; give each of "
+                                   "'equivalent within', 'width', 'questions' and 'samples' once", term=term,
+                                   words=words)
             if key == "decided":
                 found["decided"] = True
             elif key == "rope":
@@ -183,12 +186,13 @@ def parse_until(words: Any) -> StopRule:
             else:
                 value = _number(m.group(1), key.replace("max_", ""), words, whole=True)
                 if value != int(value):
-                    raise _until_error(f"{key.replace('max_', '')} must be a whole number, got {m.group(1)!r}")
+                    raise _until_error("{what} must be a whole number, got {text!r}", what=key.replace("max_", ""),
+                                       text=m.group(1))
                 found[key] = int(value)
             break
         else:
-            raise _until_error(f"cannot read {term!r} in {words!r}; use 'decided', 'equivalent within R', "
-                               "'width W', 'N questions' or 'N samples', joined by 'or'")
+            raise _until_error("cannot read {term!r} in {words!r}; use 'decided', 'equivalent within R', "
+                               "'width W', 'N questions' or 'N samples', joined by 'or'", term=term, words=words)
     return StopRule(**found)
 
 
@@ -326,9 +330,9 @@ class Sequential:
         if null is not None:
             null = V.real(null, "null")
             if not lo < null < hi:
-                raise V.ArgumentError(f"{{null}} must lie strictly inside the range ({lo:g}, {hi:g}), got {null:g}: "
+                raise V.ArgumentError("{null} must lie strictly inside the range ({lo:g}, {hi:g}), got {value:g}: "
                                       "every mean is on one side of an end of the range, so there is nothing to "
-                                      "decide", "null")
+                                      "decide", "null", lo=lo, hi=hi, value=null)
         if self.rule.decided and null is None and self.what == "mean":
             if until is None:  # the default rule for one model: no decision to take, run to a budget
                 self.rule = StopRule(decided=False)
@@ -337,7 +341,8 @@ class Sequential:
                                       "until", "null")
         span = hi - lo
         if self.rule.width is not None and self.rule.width >= span:
-            raise _until_error(f"width {self.rule.width:g} is not narrower than the whole range [{lo:g}, {hi:g}]")
+            raise _until_error("width {width:g} is not narrower than the whole range [{lo:g}, {hi:g}]",
+                               width=self.rule.width, lo=lo, hi=hi)
         if self.rule.rope is not None:  # two finite numbers lo < hi: StopRule checks them
             rl, rh = self.rule.rope
             if self.what == "mean" and rl == -rh:  # one model: 'equivalent within r' is a region around null
@@ -347,8 +352,8 @@ class Sequential:
                 self.rule = StopRule(self.rule.decided, (null - rh, null + rh), self.rule.width,
                                      self.rule.max_questions, self.rule.max_samples)
             if self.rule.rope[1] - self.rule.rope[0] >= span:
-                raise _until_error(f"the equivalence region {self.rule.rope} covers the whole range "
-                                   f"[{lo:g}, {hi:g}]")
+                raise _until_error("the equivalence region {region} covers the whole range [{lo:g}, {hi:g}]",
+                                   region=self.rule.rope, lo=lo, hi=hi)
         self.null = null
         self.names = tuple(_names) if _names else (name,)
         extra = [v for v in ([null] if null is not None else []) + list(self.rule.rope or ()) if lo <= v <= hi]
@@ -479,14 +484,17 @@ class SequentialCompare(Sequential):
 
             region = parse_rope(rope)
             if rule.rope is not None and tuple(map(float, region)) != tuple(map(float, rule.rope)):
-                raise V.ArgumentError(f"{{rope}} {region} and {{until}}'s equivalence region {rule.rope} differ: give "
-                                      "the equivalence region once ({rope}, or 'equivalent within' in {until})",
-                                      "rope", "until")
+                raise V.ArgumentError("{rope} {region} and {until}'s equivalence region {given} differ: give the "
+                                      "equivalence region once ({rope}, or 'equivalent within' in {until})",
+                                      "rope", "until", region=region, given=rule.rope)
             rule = StopRule(rule.decided, region, rule.width, rule.max_questions, rule.max_samples)
         lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
+        if rope is not None and rule.rope[1] - rule.rope[0] >= 2 * span:  # named here: it came from rope, not until
+            raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] "
+                                  "of the difference", "rope", region=rule.rope, lo=-span, hi=span)
         if not (isinstance(names, (tuple, list)) and len(names) == 2):
             raise V.InputTypeError("names must be two model names, e.g. ('new', 'base')")
         super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid,

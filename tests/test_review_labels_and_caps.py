@@ -1,0 +1,83 @@
+"""Found by an adversarial review: labels written as 1 in one column and 1.0 in the other were four classes on
+the command line (accuracy 0 instead of 6/7); labels that share no class between the two sides are warned;
+options that the library would refuse by its own argument name are checked where they are typed; replays are
+capped like resamples; three questions or fewer report an sd that some law with that mean can have."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import bayeseval as be
+from bayeseval.classification import classification
+from bayeseval.cli import main
+from bayeseval.sequential import replay
+
+
+def _cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_classify_reads_numeric_labels_as_numbers(tmp_path, capsys):
+    f = tmp_path / "pandas_wrote_floats.csv"  # true as integers, pred as floats (a column that once held a NaN)
+    f.write_text("true,pred\n1,1.0\n0,0.0\n1,1.0\n1,0.0\n0,0.0\n1,1.0\n0,0.0\n")
+    code, out, _ = _cli(capsys, "classify", f, "--format", "json")
+    assert code == 0
+    (res,) = json.loads(out)["models"].values()
+    assert res["labels"] == ["0", "1"] and res["confusion"] == [[3, 0], [1, 3]]
+    assert res["metrics"]["accuracy"]["value"] == pytest.approx(6 / 7)
+    library = classification([1, 0, 1, 1, 0, 1, 0], [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0])
+    assert library.metrics["accuracy"]["value"] == pytest.approx(6 / 7)
+    g = tmp_path / "text.csv"  # text labels stay text
+    g.write_text("true,pred\nyes,yes\nno,yes\n")
+    code, out, _ = _cli(capsys, "classify", g, "--format", "json")
+    assert code == 0 and next(iter(json.loads(out)["models"].values()))["labels"] == ["no", "yes"]
+
+
+def test_labels_with_no_class_in_common_are_warned():
+    r = classification([True, False, True], [1, 0, 1])
+    assert r.metrics["accuracy"]["value"] == 0.0
+    assert r.warnings[0] == ("no predicted label is one of the true labels (true: 'False', 'True'; predicted: '0', "
+                             "'1'), so every prediction counts as wrong: if they name the same classes written "
+                             "differently (1 and 1.0, True and 1, 'yes' and 'Yes'), write them alike")
+    assert not any("no predicted label" in w for w in classification([1, 0, 1], [0, 1, 0]).warnings)
+    named = classification(["a", "a"], ["b", "b"], labels=["a", "b"])  # classes named: the user said what they are
+    assert not any("no predicted label" in w for w in named.warnings)
+
+
+@pytest.mark.parametrize("argv, option, expected", [
+    (["report", "examples/data/tot_game24.json", "--seed", "-1"], "--seed", "an integer >= 0"),
+    (["compare", "--data", "examples/data/tot_game24.json", "gpt-4 CoT", "gpt-4 IO", "--resamples", "1"],
+     "--resamples", "an integer >= 100"),
+    (["replay", "--data", "examples/data/tot_game24.json", "gpt-4 CoT", "gpt-4 IO", "--replays", "0"], "--replays",
+     "an integer >= 1"),
+    (["report", "examples/data/tot_game24.json", "--format", "csv", "--digits", "-1"], "--digits", "an integer >= 0"),
+])
+def test_options_are_checked_where_they_are_typed(capsys, argv, option, expected):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and f"argument {option}: expected {expected}" in capsys.readouterr().err
+
+
+def test_replays_are_capped():
+    A = np.ones((10, 2), dtype=int)
+    with pytest.raises(ValueError, match=r"^replays = 10,001 is above the cap of 10,000 \(raise it with "
+                                         r"bayeseval.set_limits\(replays=...\)\)"):
+        replay(A, A, replays=10_001)
+    with pytest.raises(ValueError, match=r"^null_replays = 20,000 is above the cap of 10,000"):
+        replay(A, A, replays=10, null_replays=20_000)
+
+
+@pytest.mark.parametrize("R", [[[1, 0, 1, 1]], [[1, 0, 1, 1], [0, 0, 1, np.nan], [1, 1, 1, 1]]])
+def test_three_questions_or_fewer_report_a_possible_sd(R):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = be.estimate(np.array(R, dtype=float), "avg", missing=np.nan)
+    assert e.sd == pytest.approx(math.sqrt(e.mean * (1 - e.mean)), abs=1e-12)  # Bhatia-Davis: the largest
+    assert e.sd < 0.5  # half the range, as before, is more than any law with this mean has
