@@ -51,7 +51,7 @@ def resamples(text: str) -> int:
 
 
 #: library arguments whose option has another name (the rest are spelled by ``option``'s rule)
-OPTIONS = {"constraints": "--require"}
+OPTIONS = {"constraints": "--require", "score_range": "--scores"}
 
 
 def option(name: str) -> str:

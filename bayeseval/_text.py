@@ -6,7 +6,7 @@ import html
 import math
 from collections.abc import Sequence
 
-__all__ = ["text_table", "html_table", "near_bound", "fmt_prob"]
+__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct"]
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -74,3 +74,13 @@ def fmt_prob(p: float | None, digits: int = 3, *, drawn: bool = False) -> str:
     if (drawn and p == 1.0) or 1.0 - step / 2 < p < 1.0:
         return f">{1 - step:.{digits}f}"
     return f"{p:.{digits}f}"
+
+
+def pct(level: float) -> str:
+    """A level (or an error rate) as a percentage with the digits it has, no more: a level of 0.999999 is
+    "99.9999%", not "100%" (which would claim an interval that cannot miss).
+
+    >>> pct(0.95), pct(0.999999), pct(1 - 0.95), pct(0.975)
+    ('95%', '99.9999%', '5%', '97.5%')
+    """
+    return f"{100.0 * float(level):.10g}%"

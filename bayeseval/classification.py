@@ -48,7 +48,7 @@ from scipy import special, stats
 
 from . import validate as V
 from ._protocol import Result
-from ._text import text_table
+from ._text import pct, text_table
 
 __all__ = ["classification", "Classification", "compare_classifiers", "ClassifierComparison", "confusion"]
 
@@ -192,11 +192,11 @@ class Classification(Result):
         return pd.DataFrame(rows)
 
     def summary(self) -> str:
-        pct = f"{self.level:.0%}"
+        shown = f"{pct(self.level)}"
         rows = [[k, f"{v['value']:.4f}", f"[{v['lo']:.4f}, {v['hi']:.4f}]"] for k, v in self.metrics.items()]
         rows += [[f"{m} [{lab}]", f"{d[m]['value']:.4f}", f"[{d[m]['lo']:.4f}, {d[m]['hi']:.4f}]"]
                  for lab, d in self.per_class.items() for m in ("precision", "recall", "f1")]
-        head = (f"classification: {self.n} predictions, {len(self.labels)} labels; {pct} intervals (population "
+        head = (f"classification: {self.n} predictions, {len(self.labels)} labels; {shown} intervals (population "
                 f"scope, prior {self.prior:g} per one-vs-rest cell{'' if self.design_effect == 1 else f', design effect {self.design_effect:.2f}'})")
         return "\n".join([head, text_table(["metric", "value", "interval"], rows, right=(1,))]
                          + [f"warning: {w}" for w in self.warnings])
@@ -220,7 +220,11 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
     if confusion_matrix is not None:
         if y_true is not None or y_pred is not None or items is not None:
             raise ValueError("give either y_true and y_pred (with optional items) or confusion_matrix, not both")
-        C = np.asarray(confusion_matrix)
+        try:
+            C = np.asarray(confusion_matrix)
+        except ValueError:  # numpy: "setting an array element with a sequence ... inhomogeneous shape"
+            raise ValueError("confusion_matrix must be a square table of counts: its rows have different "
+                             "lengths") from None
         if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] < 2:
             raise ValueError(f"confusion_matrix must be square with at least 2 classes, got shape {C.shape}")
         if not np.issubdtype(C.dtype, np.integer):
@@ -340,7 +344,7 @@ class ClassifierComparison(Result):
                 [f"P({a} more accurate)", f"{self.p_a_better:.4f}", ""],
                 ["McNemar exact / mid-p", f"p = {self.mcnemar['exact']['p_value']:.4g}",
                  f"mid-p {self.mcnemar['mid_p']['p_value']:.4g} ({self.table[0][1]} vs {self.table[1][0]} discordant)"]]
-        return f"{a} vs {b} on the same items, {self.level:.0%} intervals\n" + text_table(
+        return f"{a} vs {b} on the same items, {pct(self.level)} intervals\n" + text_table(
             ["quantity", "value", "interval / note"], rows, right=(1,))
 
 

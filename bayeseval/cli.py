@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -29,7 +30,7 @@ from ._argtypes import error_line as _error_line, level as _level, nonneg_int as
     positive_int as _positive_int, resamples as _resamples
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
-from ._text import fmt_prob, text_table
+from ._text import fmt_prob, pct, text_table
 from .results import DEFAULT_INTERVAL, ESTIMATE_INTERVALS, QUESTION_METHODS, estimate, evaluate
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
@@ -129,8 +130,8 @@ def _score_range(text: str, flag: str = "--scores") -> tuple[float, float]:
         lo, hi = (float(x) for x in parts)
     except ValueError:
         raise UsageError(f"{flag}: expected LO,HI (e.g. 0,1 or 1,5), got {text!r}") from None
-    if not lo < hi:
-        raise UsageError(f"{flag}: LO must be below HI, got {text!r}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise UsageError(f"{flag}: LO and HI must be finite numbers with LO below HI, got {text!r}")
     return lo, hi
 
 
@@ -631,9 +632,9 @@ def _rank_text(ranking, top: int | None) -> str:
              f"p-value, Holm-adjusted over the {len(ranking.pairs)} adjacent pairs (--pairs all: every pair)"
              if adjacent else f".\n{ranking.test.capitalize()} tests on {'all' if ranking.pair_set == 'all' else 'the'} pairs below, "
              f"adjusted over the {len(ranking.pairs)} tested")
-    head = (f"{ranking.metric}, {ranking.scope} scope, {ranking.level:.0%} credible intervals; "
+    head = (f"{ranking.metric}, {ranking.scope} scope, {pct(ranking.level)} credible intervals; "
             + (f"the top {len(models)} of {k} models" if len(models) < k else f"{k} models") + which + ".")
-    header = ("rank", "model", "estimate", f"{ranking.level:.0%} interval", "P(best)", "E[rank]")
+    header = ("rank", "model", "estimate", f"{pct(ranking.level)} interval", "P(best)", "E[rank]")
     if adjacent:
         header += ("vs next", "P(>next)", "p Holm")
     text = head + "\n\n" + text_table(header, rows, right=[0, 2, 3, 4, 5, 6, 7, 8])
@@ -885,7 +886,7 @@ def _demo_story(comparisons, level: float) -> str:
         mine = [c for bb, aa, c in comparisons if (bb, aa) == (b, a)]
         rows = [(c.metric, f"{100 * c.delta.mean:+.1f}", f"[{100 * c.delta.lo:+.1f}, {100 * c.delta.hi:+.1f}]",
                  _prob(c.p_a_better), c.verdict) for c in mine]
-        header = ("metric", f"{b} - {a}", f"{level:.0%} interval", f"P({b} > {a})", "verdict")
+        header = ("metric", f"{b} - {a}", f"{pct(level)} interval", f"P({b} > {a})", "verdict")
         won = [c.metric for c in mine if c.decision == "A"]
         lost = [c.metric for c in mine if c.decision == "B"]
         open_ = [c.metric for c in mine if c.decision not in ("A", "B")]
@@ -896,7 +897,7 @@ def _demo_story(comparisons, level: float) -> str:
         blocks.append(f"{b} against {a}, paired on the same {mine[0].M} tasks (population scope; differences in "
                       f"points of %):\n\n" + text_table(header, rows, right=[1, 2, 3]) + f"\n\nIn short: {story}.")
     return "\n\n".join(blocks) + (
-        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {1 - level:.0%}"
+        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {pct(1 - level)}"
         "\n(mid-p), in the direction of the difference. 'bayeseval compare A B --data FILE' shows every analysis.")
 
 
@@ -915,10 +916,10 @@ def cmd_demo(args) -> int:
             "comparisons": [{"a": b, "b": a, **c.to_dict()} for b, a, c in comparisons],
         }, indent=1, default=str))
         return 0
-    pct = f"{args.level:.0%}"
+    shown = f"{pct(args.level)}"
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
     print("All numbers in %. estimate = the finite-sample value (what papers report); the intervals are")
-    print(f"{pct} exact posterior intervals (default robust model) in two scopes: population = a new task from")
+    print(f"{shown} exact posterior intervals (default robust model) in two scopes: population = a new task from")
     print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).")
     widened = [f"{m} {name}" for m, name, _, _, pop, _ in rows if pop.interval == "exact+betting"]
     if widened:
@@ -927,7 +928,7 @@ def cmd_demo(args) -> int:
         print(textwrap.fill(f"Few tasks carry {', '.join(widened)}: the population interval's far end there is a "
                             "betting confidence bound (the default; docs/honesty.md).", 100))
     print()
-    header = ("model", "metric", "estimate", "published", f"population {pct}", f"benchmark {pct}")
+    header = ("model", "metric", "estimate", "published", f"population {shown}", f"benchmark {shown}")
     table = [header] + [
         (m, name, _pct(value), _pct(pub), f"[{_pct(pop.lo)}, {_pct(pop.hi)}]", f"[{_pct(bench.lo)}, {_pct(bench.hi)}]")
         for m, name, value, pub, pop, bench in rows

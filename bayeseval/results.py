@@ -38,7 +38,7 @@ import numpy as np
 
 from . import validate as V
 from ._protocol import Result, check_choice
-from ._text import html_table, text_table
+from ._text import html_table, pct, text_table
 from .counts import Counts
 from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
@@ -197,7 +197,7 @@ class Estimate(Result):
         value = "-" if self.value is None else f"{self.value:.4g}"
         return (
             f"<Estimate {head}{self.metric} = {value}; posterior {self.mean:.4g} +- {self.sd:.2g}, "
-            f"{self.level:.0%} {self.method} interval [{self.lo:.4g}, {self.hi:.4g}]; scope={self.scope}, "
+            f"{pct(self.level)} {self.method} interval [{self.lo:.4g}, {self.hi:.4g}]; scope={self.scope}, "
             f"prior={self.prior}, M={self.M}, N={self.N}>"
         )
 
@@ -598,7 +598,7 @@ class Evaluation(Result):
         for e in self.estimates:
             rows.append((
                 e.model or "-", e.metric, "-" if e.value is None else f"{e.value:.4f}", f"{e.mean:.4f}",
-                f"{e.sd:.4f}", f"[{e.lo:.4f}, {e.hi:.4f}] {e.level:.0%} {e.method}", e.scope, e.prior,
+                f"{e.sd:.4f}", f"[{e.lo:.4f}, {e.hi:.4f}] {pct(e.level)} {e.method}", e.scope, e.prior,
             ))
         return rows
 

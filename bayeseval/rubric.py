@@ -45,7 +45,7 @@ import numpy as np
 
 from . import validate as V
 from ._protocol import Result, check_choice
-from ._text import html_table, text_table
+from ._text import html_table, pct, text_table
 from .comparison.paired import compare
 from .comparison.paired_tests import adjust
 from .posterior import SCOPES
@@ -229,6 +229,11 @@ def _plain(row) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in row.tolist()]
 
 
+#: the frame's id columns (and the pass flag's), named so that no dimension can take their place: a dimension
+#: called "item", "system" or "judge" would otherwise overwrite the ids
+ITEM, SYSTEM, JUDGE, PASSED = "\x00item", "\x00system", "\x00judge", "\x00passed"
+
+
 def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scale: tuple,
            dimension: str | None = None, rating: str = "rating"):
     """Validated frame (one row per item, system, judge; a column per dimension) and the dimension list; every
@@ -248,11 +253,12 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
             i, j = np.flatnonzero(dup)[:2]
             raise ValueError(f"table: rows {i} and {j} rate the same (item, system, judge, dimension) "
                              f"({_plain(key.iloc[i])})")
-        long = pd.DataFrame({item: df[item], system: df[system], judge: df[judge],
-                             "_dim": df[dimension].astype(str), "_val": _numbers(df, rating, scale)})
+        long = pd.DataFrame({ITEM: df[item].to_numpy(), SYSTEM: df[system].to_numpy(), JUDGE: df[judge].to_numpy(),
+                             "_dim": df[dimension].astype(str).to_numpy(), "_val": _numbers(df, rating, scale)})
         names = list(dict.fromkeys(long["_dim"]))
-        df = long.pivot(index=[item, system, judge], columns="_dim", values="_val").reset_index()
+        df = long.pivot(index=[ITEM, SYSTEM, JUDGE], columns="_dim", values="_val").reset_index()
         df.columns.name = None
+        item, system, judge = ITEM, SYSTEM, JUDGE  # a dimension may be called "item": the ids keep private names
         if dimensions is None:
             dimensions = names
     if dimensions is None:  # every other column whose values are all numbers (tables read as text included)
@@ -264,7 +270,8 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
         dimensions = [d.strip() for d in dimensions.split(",") if d.strip()]
     dimensions = list(dimensions)
     if not dimensions:
-        raise ValueError("dimensions: no rating columns found; name them with dimensions=[...]")
+        raise V.ArgumentError("{dimensions}: no rating columns found; name the columns that hold ratings with "
+                              "{dimensions}", "dimensions")
     values = {}
     for d in dimensions:
         if d not in df.columns:
@@ -278,11 +285,11 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
                          f"({_plain(df[[item, system, judge]].iloc[i])} and "
                          f"{_plain(df[[item, system, judge]].iloc[j])}, as text); each judge rates an item once "
                          "per system")
-    frame = pd.DataFrame({"item": df[item].astype(str).to_numpy(), "system": df[system].astype(str).to_numpy(),
-                          "judge": df[judge].astype(str).to_numpy()})
+    frame = pd.DataFrame({ITEM: df[item].astype(str).to_numpy(), SYSTEM: df[system].astype(str).to_numpy(),
+                          JUDGE: df[judge].astype(str).to_numpy()})
     for d in dimensions:
         frame[d] = values[d]
-    for s, g in frame.groupby("system", sort=False):
+    for s, g in frame.groupby(SYSTEM, sort=False):
         empty = [d for d in dimensions if g[d].isna().all()]
         if empty:
             raise ValueError(f"system {s!r} has no ratings on {empty}: every system must be rated on the same "
@@ -292,7 +299,7 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
 
 def _matrix(frame, system: str, dim: str, items=None):
     """items x judges ratings of one system on one dimension (NaN = not rated) and the item ids."""
-    sub = frame[frame.system == system].pivot(index="item", columns="judge", values=dim)
+    sub = frame[frame[SYSTEM] == system].pivot(index=ITEM, columns=JUDGE, values=dim)
     if items is not None:
         sub = sub.reindex(items)
     return sub.to_numpy(dtype=np.float64), list(sub.index)
@@ -382,7 +389,7 @@ class Rubric(Result):
     def summary(self) -> str:
         head, rows = self._rows()
         lines = [f"mean rating on [{self.scale[0]:g}, {self.scale[1]:g}], {self.scope} scope, "
-                 f"{self.level:.0%} intervals" + (f"; passes: {_rule_text(self.constraints)} (share of ratings)"
+                 f"{pct(self.level)} intervals" + (f"; passes: {_rule_text(self.constraints)} (share of ratings)"
                                                   if self.constraints else ""), "",
                  text_table(head, rows)]
         widened = [s for s, e in self.passing.items() if e.interval == "exact+betting"]
@@ -448,7 +455,7 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
     notes: list = []
     rules = parse_constraints(constraints, dims, scale)
-    systems = list(dict.fromkeys(frame.system))
+    systems = list(dict.fromkeys(frame[SYSTEM]))
     est: dict[tuple[str, str], Estimate] = {}
     passing = {}
     import warnings
@@ -463,13 +470,13 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
         if rules:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                P, _ = _rated(_pass_matrix(frame, s, rules), sorted(set(frame.item[frame.system == s])),
+                P, _ = _rated(_pass_matrix(frame, s, rules), sorted(set(frame[ITEM][frame[SYSTEM] == s])),
                               f"{s} / passes", notes)
                 passing[s] = estimate(P, "avg", missing=np.nan, scope=scope, level=level, seed=seed, model=s)
     corr = []
     rng = np.random.default_rng(seed)
     if correlation and len(dims) >= 2:
-        means = frame.groupby(["item", "system"], sort=False)[dims].mean()
+        means = frame.groupby([ITEM, SYSTEM], sort=False)[dims].mean()
         _, inv = np.unique(means.index.get_level_values(0).to_numpy(), return_inverse=True)
         boot_rows = _item_resamples(inv, min(resamples, 2000), rng)
         ranked: dict = {}  # per dimension, its centred ranks on every resample (balanced, complete tables)
@@ -482,9 +489,9 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
                 lo, hi = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
                 corr.append({"a": a, "b": b, "rho": rho, "lo": float(lo), "hi": float(hi)})
     agree = {}
-    if agreement and frame.judge.nunique() >= 2:
+    if agreement and frame[JUDGE].nunique() >= 2:
         for d in dims:
-            units = frame.pivot(index=["item", "system"], columns="judge", values=d).to_numpy(dtype=np.float64)
+            units = frame.pivot(index=[ITEM, SYSTEM], columns=JUDGE, values=d).to_numpy(dtype=np.float64)
             try:
                 agree[d] = krippendorff_alpha(units, measurement=measurement, level=level, resamples=resamples,
                                               seed=seed)
@@ -554,7 +561,7 @@ class RubricComparison(Result):
         head = ["dimension", f"{a} - {b}", "interval", f"P({a} > {b})", "p (sign-flip)", "p Holm", "verdict"]
         rows = [[r["dimension"], f"{r['delta']:+.3f}", f"[{r['lo']:+.3f}, {r['hi']:+.3f}]", f"{r['p_a_better']:.3f}",
                  f"{r['p_value']:.4g}", f"{r['p_holm']:.4g}", r["verdict"]] for r in self.rows]
-        return (f"{a} vs {b}, {self.scope} scope, {self.level:.0%} intervals; a dimension is decided when its "
+        return (f"{a} vs {b}, {self.scope} scope, {pct(self.level)} intervals; a dimension is decided when its "
                 f"Holm-adjusted sign-flip p <= {1 - self.level:.2g}\n\n" + text_table(head, rows)
                 + "".join(f"\nnote: {n}" for n in self.notes))
 
@@ -577,13 +584,13 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
     scale = _scale(scale)
     frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
     notes: list = []
-    have = list(dict.fromkeys(frame.system))
+    have = list(dict.fromkeys(frame[SYSTEM]))
     if a == b:
         raise ValueError(f"a and b must be two different systems, got {a!r} twice")
     for name in (a, b):
         if name not in have:
             raise ValueError(f"no system {name!r}; systems: {have}")
-    items = sorted(set(frame[frame.system == a].item) & set(frame[frame.system == b].item))
+    items = sorted(set(frame[frame[SYSTEM] == a][ITEM]) & set(frame[frame[SYSTEM] == b][ITEM]))
     if len(items) < 2:
         raise ValueError(f"{a!r} and {b!r} share {len(items)} rated item(s); a paired comparison needs at least 2")
     rules = parse_constraints(constraints, dims, scale)
@@ -622,12 +629,13 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
 def _pass_matrix(frame, system: str, rules: dict, items=None) -> np.ndarray:
     """items x judges: 1 where the judge's ratings meet every minimum in ``rules``, 0 where not, NaN where a
     constrained dimension is not rated."""
-    sub = frame[frame.system == system]
+    sub = frame[frame[SYSTEM] == system]
     ok = np.ones(len(sub), dtype=bool)
     rated = np.ones(len(sub), dtype=bool)
     for d, t in rules.items():
         x = sub[d].to_numpy()
         rated &= ~np.isnan(x)
         ok &= np.nan_to_num(x, nan=-np.inf) >= t
-    P = sub.assign(ok=np.where(rated, ok.astype(float), np.nan)).pivot(index="item", columns="judge", values="ok")
+    P = sub.assign(**{PASSED: np.where(rated, ok.astype(float), np.nan)}).pivot(index=ITEM, columns=JUDGE,
+                                                                                 values=PASSED)
     return (P if items is None else P.reindex(items)).to_numpy(dtype=np.float64)

@@ -244,8 +244,9 @@ def score_matrix(R: Any, *, score_range: Any = None, missing: Any = None, mask: 
     out = observed & ((arr < lo) | (arr > hi) | np.isinf(arr))
     if out.any():
         i = np.argwhere(out)
-        raise ValueError(f"{name} has scores outside score_range [{lo:g}, {hi:g}] at {_where(name, i)} "
-                         f"(e.g. {arr[tuple(i[0])]:g}); pass score_range=(lo, hi) for another range")
+        raise V.ArgumentError("{name} has scores outside [{lo:g}, {hi:g}] at {where} (e.g. {v!r}); give the range of "
+                              "the scores with {score_range}", "score_range", name=name, lo=lo, hi=hi,
+                              where=_where(name, i), v=float(arr[tuple(i[0])]))
     return arr, observed, ids, lo, hi
 
 

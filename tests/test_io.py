@@ -257,5 +257,6 @@ def test_a_continuous_score_is_read_as_scores_not_thousands_of_categories():
     wide = from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": 2 * scores}),
                      score_range=(0, 2))
     assert wide.run("m").scale == (0.0, 2.0)
-    with pytest.raises(ValueError, match=r"row 1500: column 'score': a score of 1.00033 is outside score_range"):
+    with pytest.raises(ValueError, match=r"row 1500: column 'score': a score of 1.00033 is outside \[0, 1\]; give "
+                                         r"the range of the scores with score_range$"):
         from_long(pd.DataFrame({"model": "m", "question": np.arange(3000), "score": 2 * scores}), score_range=(0, 1))

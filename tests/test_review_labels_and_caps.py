@@ -8,14 +8,19 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayeseval as be
 from bayeseval.classification import classification
+from bayeseval.rubric import rubric
 from bayeseval.cli import main
 from bayeseval.sequential import replay
+
+GAME24 = str(Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_game24.json")
 
 
 def _cli(capsys, *argv):
@@ -52,12 +57,12 @@ def test_labels_with_no_class_in_common_are_warned():
 
 
 @pytest.mark.parametrize("argv, option, expected", [
-    (["report", "examples/data/tot_game24.json", "--seed", "-1"], "--seed", "an integer >= 0"),
-    (["compare", "--data", "examples/data/tot_game24.json", "gpt-4 CoT", "gpt-4 IO", "--resamples", "1"],
+    (["report", GAME24, "--seed", "-1"], "--seed", "an integer >= 0"),
+    (["compare", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--resamples", "1"],
      "--resamples", "an integer >= 100"),
-    (["replay", "--data", "examples/data/tot_game24.json", "gpt-4 CoT", "gpt-4 IO", "--replays", "0"], "--replays",
+    (["replay", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO", "--replays", "0"], "--replays",
      "an integer >= 1"),
-    (["report", "examples/data/tot_game24.json", "--format", "csv", "--digits", "-1"], "--digits", "an integer >= 0"),
+    (["report", GAME24, "--format", "csv", "--digits", "-1"], "--digits", "an integer >= 0"),
 ])
 def test_options_are_checked_where_they_are_typed(capsys, argv, option, expected):
     with pytest.raises(SystemExit) as exc:
@@ -81,3 +86,57 @@ def test_three_questions_or_fewer_report_a_possible_sd(R):
         e = be.estimate(np.array(R, dtype=float), "avg", missing=np.nan)
     assert e.sd == pytest.approx(math.sqrt(e.mean * (1 - e.mean)), abs=1e-12)  # Bhatia-Davis: the largest
     assert e.sd < 0.5  # half the range, as before, is more than any law with this mean has
+
+
+def test_a_level_is_shown_with_its_digits(capsys):
+    code, out, _ = _cli(capsys, "report", GAME24, "--level", "0.999999", "--metrics", "avg")
+    assert code == 0 and "99.9999%" in out and "100%" not in out
+    e = be.estimate(np.ones((20, 2)), "avg", level=0.975)
+    assert "97.5% exact interval" in repr(e)
+
+
+def test_compare_refuses_a_rope_that_covers_every_difference(capsys):
+    A, B = np.ones((20, 2), dtype=int), np.zeros((20, 2), dtype=int)
+    with pytest.raises(ValueError, match=r"^rope: the equivalence region \(-1e\+308, 1e\+308\) covers the whole range "
+                                         r"\[-1, 1\] of the difference"):
+        be.compare(A, B, rope=1e308)
+    assert be.compare(A, B, rope=0.5).verdict == "A is better (outside the ROPE)"
+    code, _, err = _cli(capsys, "compare", "--data", GAME24, "gpt-4 CoT", "gpt-4 IO",
+                        "--rope", "1")
+    assert code == 2 and "error: --rope: the equivalence region (-1.0, 1.0) covers the whole range [-1, 1]" in err
+
+
+def test_a_ragged_confusion_matrix_is_named():
+    with pytest.raises(ValueError, match=r"^confusion_matrix must be a square table of counts: its rows have "
+                                         r"different lengths$"):
+        classification(confusion_matrix=[[5, 0, 1], [0, 5]], labels=[0, 1])
+
+
+def test_rubric_without_rating_columns_names_the_option(tmp_path, capsys):
+    f = tmp_path / "r.csv"
+    f.write_text("doc,system,judge\n1,a,x\n")
+    with pytest.raises(ValueError, match=r"^dimensions: no rating columns found; name the columns that hold ratings "
+                                         r"with dimensions$"):
+        rubric(pd.read_csv(f), item="doc", system="system", judge="judge")
+    code, _, err = _cli(capsys, "rubric", f, "--item", "doc", "--system", "system", "--judge", "judge")
+    assert code == 2 and err.strip().endswith("--dimensions: no rating columns found; name the columns that hold "
+                                              "ratings with --dimensions")
+
+
+def test_a_dimension_named_like_an_id_column_keeps_the_ids():
+    """A rating dimension called "item" (long table, dimension names in a column) overwrote the item ids in the
+    library's frame: wrong intervals and a judge agreement of 1.  The same ratings under another name agree."""
+    rows = [{"item": i, "system": s, "judge": j, "rating": (i + k) % 5 + 1}
+            for i in range(6) for k, j in enumerate(["j1", "j2", "j3"]) for s in ("x", "y")]
+    t = pd.DataFrame(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        named = {d: rubric(t.assign(dimension=d), dimension="dimension", rating="rating", scale=(1, 5), seed=1)
+                 for d in ("quality", "item", "judge", "system")}
+    ref = named["quality"]
+    for d in ("item", "judge", "system"):
+        r = named[d]
+        for s in ("x", "y"):
+            assert (r.estimates[s, d].lo, r.estimates[s, d].hi) == (ref.estimates[s, "quality"].lo,
+                                                                    ref.estimates[s, "quality"].hi), d
+        assert r.agreement[d].alpha == pytest.approx(ref.agreement["quality"].alpha) and r.agreement[d].coders == 3

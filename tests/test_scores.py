@@ -49,10 +49,10 @@ def test_scores_add_pools_more_trials_exactly():
 
 
 @pytest.mark.parametrize("R, kw, match", [
-    ([[0.5, 1.2]], {}, r"outside score_range \[0, 1\] at R\[0, 1\].*1\.2.*score_range=\(lo, hi\)"),
-    ([[0.5, -3.0]], {"score_range": (0, 10)}, r"outside score_range \[0, 10\]"),
+    ([[0.5, 1.2]], {}, r"outside \[0, 1\] at R\[0, 1\] \(e\.g\. 1\.2\); give the range of the scores with score_range$"),
+    ([[0.5, -3.0]], {"score_range": (0, 10)}, r"outside \[0, 10\]"),
     ([[0.5, np.nan]], {}, r"NaN at R\[0, 1\].*missing=np.nan"),
-    ([[0.5, np.inf]], {"score_range": (0, 10)}, r"outside score_range"),
+    ([[0.5, np.inf]], {"score_range": (0, 10)}, r"outside \[0, 10\] .*\(e\.g\. inf\)"),
     ([[0.5]], {"score_range": (1, 0)}, r"lo < hi"),
     ([[0.5]], {"score_range": "0-1"}, r"score_range must be a pair"),
     ([[np.nan, np.nan]], {"missing": np.nan}, r"no observed score"),
@@ -182,7 +182,7 @@ def test_estimate_reads_scores_and_asks_for_a_threshold_elsewhere():
     assert be.estimate(R, "avg@n", threshold=0.5).value == pytest.approx(np.mean(R > 0.5))
     with pytest.raises(ValueError, match="prior='uniform'.*assumes no shape"):
         be.estimate(R, prior="uniform")
-    with pytest.raises(ValueError, match="outside score_range"):
+    with pytest.raises(ValueError, match="outside .*; give the range of the scores with score_range"):
         be.estimate(R * 2, score_range=(0, 1))
     # 0/1 outcomes read as scores on request: the same mean, the score model's intervals
     B = (R > 0.5).astype(int)
@@ -294,7 +294,7 @@ def test_outcome_sets_of_scores(tmp_path):
     assert graded.run("g").weights is not None
     s = graded.as_scores((1, 5)).counts("g")
     np.testing.assert_allclose(s.means, G.mean(axis=1), rtol=1e-14)
-    with pytest.raises(ValueError, match=r"scores from 1 to 5 are not all in \[0, 1\]; give the scale"):
+    with pytest.raises(ValueError, match=r"scores from 1 to 5 are not all in \[0, 1\]; give the range of the scores with score_range$"):
         graded.as_scores()
 
 
@@ -359,7 +359,13 @@ def test_command_line_scores(tmp_path, capsys):
     assert main(["report", str(path), "--scores", "--metrics", "pass@2"]) == 2
     assert "pass@2 needs 0/1 outcomes" in capsys.readouterr().err
     assert main(["report", str(path), "--scores", "2,1"]) == 2
-    assert "--scores: LO must be below HI" in capsys.readouterr().err
+    assert "--scores: LO and HI must be finite numbers with LO below HI, got '2,1'" in capsys.readouterr().err
+    assert main(["report", str(path), "--scores", "0,inf"]) == 2  # was refused by the library as score_range
+    assert "--scores: LO and HI must be finite numbers with LO below HI, got '0,inf'" in capsys.readouterr().err
+    assert main(["report", str(path), "--scores", "0,0.5"]) == 2  # the data hold larger scores: name the option
+    err = capsys.readouterr().err
+    assert ("line 2: column 'score': a score of 0.598555 is outside [0, 0.5]; give the range of the scores with "
+            "--scores") in err
 
 
 def test_service_takes_scores():

@@ -50,7 +50,7 @@ from scipy.special import ndtri
 
 from .. import validate as V
 from .._protocol import Result, check_choice
-from .._text import html_table, near_bound, text_table
+from .._text import html_table, near_bound, pct, text_table
 from ..counts import Counts
 from ..scores import Scores, any_scores, same_range, thresholded, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
@@ -316,7 +316,7 @@ class Comparison(Result):
 
     def _rows(self) -> list[tuple[str, str, str, str]]:
         """(analysis, estimate, interval, p / probability) rows of the summary table."""
-        lv = f"{self.delta.level:.0%}"
+        lv = f"{pct(self.delta.level)}"
 
         def f(x, d=4):
             return "-" if x is None else f"{x:.{d}f}"
@@ -369,7 +369,7 @@ class Comparison(Result):
 
         return (
             f"{self.verdict}. {self.metric}: {a} {shown(ea, va)} vs {b} {shown(eb, vb)}; {a} - {b} = {self.delta.mean:+.4f} "
-            f"({self.delta.level:.0%} credible interval [{self.delta.lo:+.4f}, {self.delta.hi:+.4f}], "
+            f"({pct(self.delta.level)} credible interval [{self.delta.lo:+.4f}, {self.delta.hi:+.4f}], "
             f"{self.delta.scope} scope), P({a} > {b}) = {self.p_a_better:.3f}; M = {self.M} paired questions."
         )
 
@@ -635,6 +635,11 @@ def compare(
     pa, pb = build(ca, metric, **kw), build(cb, metric, **kw)
     if not scored:
         Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
+    span = float(pa.range[1] - pa.range[0])
+    if rope_lh is not None and rope_lh[1] - rope_lh[0] >= 2 * span:  # as SequentialCompare refuses it
+        raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] of the "
+                              "difference, so every difference would be 'practically equivalent'; give a region "
+                              "inside it", "rope", region=rope_lh, lo=-span, hi=span)
     rng = np.random.default_rng(seed)
     rng_bayes, rng_boot, rng_perm = rng.spawn(3)
 
@@ -695,13 +700,13 @@ def compare(
                          "little evidence to name a winner at this level")
         decision = side
         if side is None and 0 < differ and 0.5**differ > 1.0 - level:  # even all one way could not decide
-            too_few = (f"undecided: only {differ} of {ca.M} questions differ, too few to decide at {level:.0%} "
+            too_few = (f"undecided: only {differ} of {ca.M} questions differ, too few to decide at {pct(level)} "
                        f"(at least {math.ceil(math.log2(1.0 / (1.0 - level)))} are needed)")
         if side is not None and perm.p_value > 1.0 - level:  # decided on the mid-p only: say how thin it is
             tentative = (f" (tentative: {differ} of {ca.M} questions differ; the sign-flip p = "
                          f"{perm.p_value:.4g} > {1 - level:.2g}, its mid-p {perm['mid_p']:.4g} decides)")
             notes.append(f"the verdict is borderline ({differ} of {ca.M} questions differ): the sign-flip test's "
-                         f"p = {perm.p_value:.4g} would not decide at {level:.0%}; its mid-p {perm['mid_p']:.4g} does")
+                         f"p = {perm.p_value:.4g} would not decide at {pct(level)}; its mid-p {perm['mid_p']:.4g} does")
     mc = None if scored else mcnemar_tests(ca, cb, first_a, first_b, collapse)
     if scored:
         notes.append("scores, not 0/1 outcomes: McNemar does not apply; the sign-flip, bootstrap, t and Wilcoxon "

@@ -50,7 +50,7 @@ from .. import validate as V
 from ..counts import Counts
 from ..scores import Scores, any_scores, same_range
 from .._protocol import Result
-from .._text import html_table, text_table
+from .._text import html_table, pct, text_table
 
 __all__ = ["plan", "Plan"]
 
@@ -146,7 +146,7 @@ class Plan(Result):
             f"Pilot: M = {self.M_pilot} questions, N = {self.N_pilot} trials; {what}: between-question variance "
             f"{self.sigma_b2:.4g}, within-question variance per trial {self.sigma_w2:.4g}.",
             f"Detectable effects at alpha = {self.alpha:g}, power = {self.power:g}; interval widths at "
-            f"{self.level:.0%}. More trials stop paying off near N = {self.trials_enough()} "
+            f"{pct(self.level)}. More trials stop paying off near N = {self.trials_enough()} "
             "(within-question share of the variance <= 10%).",
             "",
         ]

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import validate as V
 from .._protocol import Result, check_choice
-from .._text import html_table, text_table
+from .._text import html_table, pct, text_table
 from ..posterior import METHODS, SCOPES, build
 from ..scores import any_scores, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
@@ -88,7 +88,7 @@ class Ranking(Result):
 
     def summary(self) -> str:
         which = {"adjacent": "adjacent pairs in the ranking", "all": "all pairs"}.get(self.pair_set, "the pairs asked")
-        head = (f"{self.metric}, {self.scope} scope, {self.level:.0%} intervals; p-values: {self.test} test on "
+        head = (f"{self.metric}, {self.scope} scope, {pct(self.level)} intervals; p-values: {self.test} test on "
                 f"{which}, adjusted over the {len(self.pairs)} tested (Holm; Benjamini-Hochberg)")
         return "\n\n".join([head, text_table(self._HEAD, self.table()), text_table(self._PAIR_HEAD, self.pair_table())])
 

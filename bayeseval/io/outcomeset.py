@@ -29,6 +29,7 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
+from .. import validate as V
 from ..counts import Counts, to_counts
 from ..scores import Scores, any_scores, score_range_arg, to_outcomes, to_scores
 
@@ -160,9 +161,9 @@ class Run:
         m = self.values()
         seen = m[~np.isnan(m)]
         if seen.size and (seen.min() < rng[0] or seen.max() > rng[1]):
-            raise ValueError(f"{self.dataset}/{self.model}: scores from {seen.min():g} to {seen.max():g} are not all in "
-                             f"[{rng[0]:g}, {rng[1]:g}]; give the scale of the scores (score_range=(lo, hi), "
-                             "CLI --scores LO,HI)")
+            raise V.ArgumentError("{run}: scores from {a:g} to {b:g} are not all in [{lo:g}, {hi:g}]; give the range "
+                                  "of the scores with {score_range}", "score_range", run=f"{self.dataset}/{self.model}",
+                                  a=seen.min(), b=seen.max(), lo=rng[0], hi=rng[1])
         return replace(self, matrix=m, weights=None, scale=rng)
 
     def __repr__(self) -> str:

@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import validate as V
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
 from .outcomeset import CountRun, OutcomeSet
@@ -201,8 +202,9 @@ def _columns(con, scan: str) -> dict:
     return {r[0]: r[1] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
 
 
-def _locate(con, scan: str, where: str, col: str, what: str, fmt: str) -> ValueError:
-    """The first row where ``where`` holds: an error naming its file, row and column."""
+def _locate(con, scan: str, where: str, col: str, what: str, fmt: str, scale_hint: bool = False) -> ValueError:
+    """The first row where ``where`` holds: an error naming its file, row and column (``scale_hint``: and saying
+    to give the range of the scores, named as the caller's front end names it: ``score_range``, ``--scores``)."""
     if fmt == "parquet":
         row = con.execute(f"SELECT filename, file_row_number, {_quote(col)} FROM {scan} WHERE {where} "
                           "ORDER BY filename, file_row_number LIMIT 1").fetchone()
@@ -212,6 +214,9 @@ def _locate(con, scan: str, where: str, col: str, what: str, fmt: str) -> ValueE
                           f"AS n, {_quote(col)} AS v, {where} AS bad FROM {scan}) WHERE bad ORDER BY filename, n "
                           "LIMIT 1").fetchone()
         place = f"{row[0]}: line {int(row[1]) + 1}"  # line 1 is the header
+    if scale_hint:
+        return V.ArgumentError("{place}: column {col!r} {what}, got {v!r}; give the range of the scores with "
+                               "{score_range}", "score_range", place=place, col=col, what=what, v=row[2])
     return ValueError(f"{place}: column {col!r} {what}, got {row[2]!r}")
 
 
@@ -445,10 +450,10 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     if not np.isfinite(ov).all():
         raise _locate(con, located_scan, f"NOT isfinite({value})", score, "must be finite", fmt)
     if rng is None and lo_v < 0:
-        raise _locate(con, located_scan, f"{value} < 0", score, "must be a score >= 0 (or give score_range)", fmt)
+        raise _locate(con, located_scan, f"{value} < 0", score, "must be a score >= 0", fmt, scale_hint=True)
     if rng is not None and (lo_v < rng[0] or hi_v > rng[1]):
         raise _locate(con, located_scan, f"({value} < {rng[0]!r} OR {value} > {rng[1]!r})", score,
-                      f"is outside score_range [{rng[0]:g}, {rng[1]:g}]", fmt)
+                      f"is outside [{rng[0]:g}, {rng[1]:g}]", fmt, scale_hint=True)
     levels = np.unique(ov)
     kind = _kind(bool(np.all(levels == np.floor(levels))), levels.size, hi_v, rng, where)
     # cells: one (pair, question); its groups (one per value) are consecutive
@@ -773,11 +778,13 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
     if not np.isfinite(levels).all():
         raise ValueError(f"{where}: a score is not finite; scores must be finite numbers")
     if rng is None and levels.min() < 0:
-        raise ValueError(f"{where}: a score of {levels.min():g} is below 0; scores are 0/1, grades 0..C or partial "
-                         "credit >= 0 (or give score_range=(lo, hi))")
+        raise V.ArgumentError("{where}: a score of {v:g} is below 0; scores are 0/1, grades 0..C or partial credit "
+                              ">= 0 (or give the range of the scores with {score_range})", "score_range", where=where,
+                              v=levels.min())
     if rng is not None and (levels.min() < rng[0] or levels.max() > rng[1]):
-        raise ValueError(f"{where}: scores from {levels.min():g} to {levels.max():g} are not all in score_range "
-                         f"[{rng[0]:g}, {rng[1]:g}]")
+        raise V.ArgumentError("{where}: scores from {a:g} to {b:g} are not all in [{lo:g}, {hi:g}]; give the range of "
+                              "the scores with {score_range}", "score_range", where=where, a=levels.min(),
+                              b=levels.max(), lo=rng[0], hi=rng[1])
     hi_v = float(levels.max())
     kind = _kind(bool(np.all(levels == np.round(levels))), levels.size, hi_v, rng, where)
     runs = []

@@ -55,6 +55,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import validate as V
 from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show, stacklevel
 from ..scores import score_range_arg
 from .outcomeset import OutcomeSet, Run
@@ -118,7 +119,9 @@ def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str
         out = (x < lo) | (x > hi)
         if out.any():
             i = int(np.flatnonzero(out)[0])
-            raise ValueError(f"{where}: {at(i)}: a score of {x[i]:g} is outside score_range [{lo:g}, {hi:g}]")
+            raise V.ArgumentError("{where}: {at}: a score of {v:g} is outside [{lo:g}, {hi:g}]; give the range of "
+                                  "the scores with {score_range}", "score_range", where=where, at=at(i), v=x[i],
+                                  lo=lo, hi=hi)
         if np.isnan(x).all():
             raise ValueError(f"{where}: {column} has no scores")
         return x, None, (lo, hi)

@@ -42,7 +42,7 @@ from scipy import stats
 
 from .. import validate as V
 from .._protocol import Result
-from .._text import text_table
+from .._text import pct, text_table
 
 __all__ = ["ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]
 
@@ -88,7 +88,7 @@ class PPIMean(Result):
                 ["human labels only", f"{c['estimate']:.4f}", f"{c['se']:.4f}", f"[{c['lo']:.4f}, {c['hi']:.4f}]"],
                 ["judge on all items (biased)", f"{self.judge_only:.4f}", "", ""]]
         return "\n".join([f"prediction-powered mean: {self.n} human-labelled items, {self.N} judge-only; "
-                          f"{self.level:.0%} intervals; worth {self.effective_n:.0f} human labels",
+                          f"{pct(self.level)} intervals; worth {self.effective_n:.0f} human labels",
                           text_table(["method", "estimate", "se", "interval"], rows, right=(1, 2))])
 
 
@@ -201,7 +201,7 @@ class Agreement(Result):
                  "one label only" if self.kappa_interval is None else "[%.4f, %.4f]" % self.kappa_interval]]
         for lab, r in self.recall.items():
             rows.append([f"judge right when human says {lab}", f"{r['value']:.4f}", f"[{r['lo']:.4f}, {r['hi']:.4f}]"])
-        return "\n".join([f"judge vs human labels on {self.n} items, {self.level:.0%} intervals",
+        return "\n".join([f"judge vs human labels on {self.n} items, {pct(self.level)} intervals",
                           text_table(["quantity", "value", "interval"], rows, right=(1,))])
 
 

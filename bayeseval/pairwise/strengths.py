@@ -45,7 +45,7 @@ from scipy import optimize, stats
 
 from .. import validate as V
 from .._protocol import Result, check_choice
-from .._text import text_table
+from .._text import pct, text_table
 from .data import Preferences
 
 __all__ = ["bradley_terry", "Strengths", "ELO_SCALE"]
@@ -158,7 +158,7 @@ class Strengths(Result):
                  f"{self.p_best[m]:.3f}", f"{self.expected_rank[m]:.2f}"] for m in self.models]
         K = len(self.models)
         head = (f"{'Davidson' if self.ties == 'davidson' else 'Bradley-Terry'} strengths (ties {self.ties}), "
-                f"{self.level:.0%} intervals, {self.covariance} covariance; {self.n_labels} labels on {self.n_items} "
+                f"{pct(self.level)} intervals, {self.covariance} covariance; {self.n_labels} labels on {self.n_items} "
                 f"items, {self.pairs_judged} of {K * (K - 1) // 2} pairs judged")
         out = [head, text_table(["model", "strength", "interval", "Elo", "P(best)", "E[rank]"], rows, right=(1, 3, 4, 5))]
         if self.tie_parameter:

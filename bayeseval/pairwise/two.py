@@ -59,7 +59,7 @@ from scipy import optimize, special, stats
 
 from .. import validate as V
 from .._protocol import Result, check_choice
-from .._text import text_table
+from .._text import pct, text_table
 from ..comparison.paired_tests import paired_bootstrap, sign_flip_test
 from .data import Preferences
 
@@ -179,7 +179,7 @@ class WinRate(Result):
                               "sign_test_p": self.sign_test["p_value"], "permutation_p": self.permutation["p_value"]}])
 
     def summary(self) -> str:
-        pct = f"{self.level:.0%}"
+        shown = f"{pct(self.level)}"
         rows = [["win rate of " + self.a + f" (ties {self.ties})", f"{self.value:.4f}", f"[{self.lo:.4f}, {self.hi:.4f}]"],
                 [f"P({self.a} preferred over {self.b})", f"{self.p_a_better:.4f}", ""],
                 ["labels: A / tie / B", " / ".join(map(str, self.counts)), f"{self.n_items} items"],
@@ -190,7 +190,7 @@ class WinRate(Result):
         if self.position:
             rows.append(["first-shown answer preferred", f"{self.position['rate']:.4f}",
                          f"[{self.position['lo']:.4f}, {self.position['hi']:.4f}] (p = {self.position['p_value']:.3g})"])
-        head = (f"{self.a} vs {self.b}: {self.verdict}; {pct} interval, {self.scope} scope; design effect "
+        head = (f"{self.a} vs {self.b}: {self.verdict}; {shown} interval, {self.scope} scope; design effect "
                 f"{self.design_effect:.2f}")
         lines = [head, text_table(["quantity", "value", "interval / note"], rows, right=(1,)), f"basis: {self.basis}"]
         lines += [f"warning: {w}" for w in self.warnings]

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import validate as V
-from .._text import fmt_prob
+from .._text import fmt_prob, pct
 from .._protocol import check_choice
 from ..posterior import METHODS
 from ..results import DEFAULT_INTERVAL, QUESTION_METHODS, WIDER_ENDS_ADVICE
@@ -776,6 +776,6 @@ def strengths_plot(strengths: Any, ax: Any = None, *, scale: str = "elo", save: 
     right.set_yticks(y, [f"{strengths.p_best[m]:.2f}" for m in models])
     right.set_ylabel("P(best)")
     ax.set_xlabel("Elo (1000 = average model)" if scale == "elo" else "strength (centred log-odds)")
-    ax.set_title(_text(f"{strengths.level:.0%} intervals, {strengths.covariance} covariance"), fontsize="small")
+    ax.set_title(_text(f"{pct(strengths.level)} intervals, {strengths.covariance} covariance"), fontsize="small")
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, save)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import validate as V
-from .._text import near_bound, text_table
+from .._text import near_bound, pct, text_table
 from ..posterior.robust import FEW_CARRYING_WORDS as FEW
 from ..results import BOOTSTRAP_T_METHODS, NOT_APPLIED, QUESTION_METHODS
 
@@ -1127,7 +1127,7 @@ def pairwise_table(strengths: Any, fmt: str = "markdown", *, digits: int = 0) ->
     rows = [(str(i + 1), m, f"{elo(s.strength[m])} [{elo(s.lo[m])}, {elo(s.hi[m])}]", f"{s.p_best[m]:.2f}",
              f"{s.expected_rank[m]:.2f}") for i, m in enumerate(s.models)]
     kind = "Davidson" if s.ties == "davidson" else "Bradley-Terry"
-    note = (f"{kind} strengths on the Elo scale (1000 = average model), {s.level:.0%} intervals, {s.covariance} "
+    note = (f"{kind} strengths on the Elo scale (1000 = average model), {pct(s.level)} intervals, {s.covariance} "
             f"covariance; {s.n_labels} labels on {s.n_items} items")
     head = ["rank", "model", "Elo", "P(best)", "E[rank]"]
     if fmt == "markdown":
