@@ -34,6 +34,7 @@ from typing import Literal
 
 from fastapi import APIRouter, FastAPI, File, Query, Request, Security, UploadFile
 from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import APIKeyHeader
 from fastapi_offline import FastAPIOffline
@@ -44,7 +45,7 @@ from bayeseval import __version__
 
 from . import tasks
 from .catalog import catalog
-from .errors import ServiceError, encode_json, encoded, error_body, validation_errors
+from .errors import ServiceError, encode_json, encoded, error_body, loads, validation_errors
 from .limits import DOCS_STATIC, ApiKey, BodyLimit, check_cells
 from .schemas import (LIMITS, AISBenchResponse, TableInterval, check_id_types, check_metric_name, CatalogResponse, CompareRequest, CompareResponse, ErrorResponse,
                       HealthResponse, MetricsRequest, MetricsResponse, MonitorRequest, PairwiseRequest, PlanRequest, PlanResponse, RubricRequest, ClassifyRequest,
@@ -78,6 +79,28 @@ class JSON(JSONResponse):
 
     def render(self, content) -> bytes:
         return encode_json(content)
+
+
+class _JSONRequest(Request):
+    """A request whose JSON body is decoded by :func:`~bayeseval.service.errors.loads`: an object that repeats a
+    key (two models named ``a``) is refused instead of keeping the last one."""
+
+    async def json(self):
+        if not hasattr(self, "_json"):
+            self._json = loads(await self.body())
+        return self._json
+
+
+class _JSONRoute(APIRoute):
+    """The routes of ``/v1``: request bodies decoded by :class:`_JSONRequest`."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            return await handler(_JSONRequest(request.scope, request.receive))
+
+        return strict
 
 
 def _json(status: int, body: dict) -> JSONResponse:
@@ -119,6 +142,8 @@ def _install_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 400 and "parsing the body" in str(exc.detail):  # bad UTF-8, nesting too deep
             cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, ServiceError):  # a key repeated in an object (errors.loads)
+                return _json(cause.status, cause.body())
             why = {RecursionError: "nested too deeply", UnicodeDecodeError: "not valid UTF-8"}.get(
                 type(cause), "not parseable")
             return _json(400, error_body("invalid_json", "body", f"the request body is not valid JSON ({why})"))
@@ -163,7 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings, app.state.pool = settings, pool
     _install_handlers(app)
     secured = [Security(APIKeyHeader(name="X-API-Key", auto_error=False))] if settings.api_key else []
-    v1 = APIRouter(prefix="/v1", dependencies=secured, responses=_ERRORS)
+    v1 = APIRouter(prefix="/v1", dependencies=secured, responses=_ERRORS, route_class=_JSONRoute)
     cap = settings.max_cells
 
     @v1.post("/metrics", response_model=None, responses={200: {"model": MetricsResponse}},

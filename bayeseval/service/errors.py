@@ -2,6 +2,8 @@
 
 * request bodies that are not JSON (also bad UTF-8, nesting too deep) -> 400 ``invalid_json`` (field
   ``body``); a ``Content-Encoding`` other than identity -> 415 ``unsupported_media_type``;
+* a JSON object that repeats a key (``{"models": {"a": ..., "a": ...}}``) -> 422 ``validation_error`` naming
+  the object (``models``) and the key, instead of keeping the last one silently (:func:`loads`);
 * schema violations (wrong types, out-of-range values, unknown fields) -> 422
   ``validation_error``, ``field`` = the first offending field as a dotted path;
 * the library's ``ValueError`` / ``TypeError`` / ``LookupError``, and arithmetic errors
@@ -24,7 +26,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ServiceError", "error_body", "field_path", "validation_errors", "library_field"]
+__all__ = ["ServiceError", "error_body", "field_path", "validation_errors", "library_field", "loads"]
 
 
 class ServiceError(Exception):
@@ -55,6 +57,71 @@ def encoded(fn, *args) -> bytes:
     """``encode_json(fn(*args))``: what a compute worker sends back, so the server forwards bytes instead of
     unpickling a result and encoding it on its event loop."""
     return encode_json(fn(*args))
+
+
+class _Repeated(dict):
+    """A decoded JSON object that gave ``key`` more than once (the value kept is the last, as json.loads does)."""
+
+    __slots__ = ("key",)
+
+
+def _object(pairs: list) -> dict:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set = set()
+    out = _Repeated(obj)
+    out.key = next(k for k, _ in pairs if k in seen or seen.add(k))
+    return out
+
+
+def _first_repeated(doc: Any) -> tuple[list, str] | None:
+    """(location, key) of the first object of ``doc`` (depth first, in document order) that repeats a key."""
+    stack = [([], doc)]
+    while stack:
+        loc, node = stack.pop()
+        if isinstance(node, _Repeated):
+            return loc, node.key
+        if isinstance(node, dict):
+            stack.extend((loc + [k], v) for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((loc + [i], v) for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def loads(data: bytes | str) -> Any:
+    """``json.loads`` that refuses an object repeating a key: :class:`ServiceError` (422) naming the object's
+    field and the key (a top-level key repeated: that field), where ``json.loads`` keeps the last value.
+
+    >>> loads(b'{"models": {"a": {"matrix": [[1]]}}}')
+    {'models': {'a': {'matrix': [[1]]}}}
+    >>> loads(b'{"models": {"a": 1, "a": 2}}')
+    Traceback (most recent call last):
+    ...
+    bayeseval.service.errors.ServiceError: models: the key 'a' is given more than once; each key of an object must be unique
+    >>> loads(b'{"level": 0.9, "level": 0.5}')
+    Traceback (most recent call last):
+    ...
+    bayeseval.service.errors.ServiceError: level: the field is given more than once; give each field once
+    """
+    repeated = []
+
+    def hook(pairs):
+        obj = _object(pairs)
+        if isinstance(obj, _Repeated):
+            repeated.append(obj)
+        return obj
+
+    doc = json.loads(data, object_pairs_hook=hook)
+    if not repeated:
+        return doc
+    loc, key = _first_repeated(doc)
+    if not loc:
+        raise ServiceError(422, "validation_error", key, f"{key}: the field is given more than once; give each "
+                                                         "field once")
+    field = field_path(loc)
+    raise ServiceError(422, "validation_error", field, f"{field}: the key {key!r} is given more than once; each key "
+                                                       "of an object must be unique")
 
 
 def error_body(type: str, field: str | None, message: str, details: list | None = None) -> dict:

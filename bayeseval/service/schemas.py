@@ -477,6 +477,28 @@ class ClassifyRequest(_Body):
     level: Probability = 0.95
     seed: Seed | None = None
 
+    @field_validator("confusion_matrix")
+    @classmethod
+    def _square(cls, m):
+        if m is None:
+            return m
+        short = next((i for i, r in enumerate(m) if len(r) != len(m[0])), None)
+        if short is not None:
+            raise ValueError(f"rows must have equal lengths (a square matrix of counts, rows true, columns "
+                             f"predicted): row 0 has {len(m[0])} counts, row {short} has {len(m[short])}")
+        if len(m[0]) != len(m):
+            raise ValueError(f"must be square (a row and a column per class, rows true, columns predicted): "
+                             f"{len(m)} rows of {len(m[0])} counts")
+        return m
+
+    @field_validator("items")
+    @classmethod
+    def _items_need_labels(cls, items, info: ValidationInfo):
+        if items is not None and info.data.get("confusion_matrix") is not None:
+            raise ValueError("items go with true and models (the item of each prediction); a confusion_matrix "
+                             "has no predictions to attach them to: leave items out, or send true and models")
+        return items
+
     @model_validator(mode="after")
     def _one_input(self):
         if self.confusion_matrix is not None:
@@ -506,11 +528,41 @@ class PlanRequest(_Body):
 
     a: Outcomes
     b: Optional[Outcomes] = None
-    alpha: Probability = 0.05
-    power: Probability = 0.8
-    level: Probability = 0.95
+    alpha: Probability = Field(0.05, description="two-sided test level; above 1.2e-16 (smaller ones make the critical "
+                                                 "value infinite)")
+    power: Probability = Field(0.8, description="power to detect delta; above alpha / 2")
+    level: Probability = Field(0.95, description="level of the interval widths; below 1 - 1.2e-16")
     delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1 for 0/1 "
                                                  "outcomes; up to hi - lo for scores")
+
+    # bayeseval.plan uses z = ndtri(1 - alpha / 2) + ndtri(power) (detectable effect z * SE, questions needed
+    # z^2 (...) / delta^2) and the t quantile at 0.5 + level / 2 (interval widths): refuse what makes them infinite
+    # in double precision (1 - alpha / 2 or 0.5 + level / 2 rounding to 1) or z <= 0 (a negative detectable effect)
+    @field_validator("alpha")
+    @classmethod
+    def _finite_critical_value(cls, v):
+        if 1 - v / 2 >= 1:
+            raise ValueError(f"alpha = {v:g} is too small to compute with: 1 - alpha / 2 rounds to 1 in double "
+                             "precision, so the critical value z(1 - alpha / 2) and the questions needed are "
+                             "infinite; give alpha >= 1.2e-16")
+        return v
+
+    @field_validator("power")
+    @classmethod
+    def _power_above_half_alpha(cls, v, info: ValidationInfo):
+        alpha = info.data.get("alpha")
+        if alpha is not None and not v > alpha / 2:
+            raise ValueError(f"power = {v:g} must exceed alpha / 2 = {alpha / 2:g}: a two-sided test at alpha rejects "
+                             "with at least that probability, and below it the detectable effect comes out negative")
+        return v
+
+    @field_validator("level")
+    @classmethod
+    def _finite_width(cls, v):
+        if 0.5 + v / 2 >= 1:
+            raise ValueError(f"level = {v!r} is too close to 1: 0.5 + level / 2 rounds to 1 in double precision, so "
+                             "the interval widths are infinite; give level <= 0.9999999999999998")
+        return v
 
     @field_validator("delta")
     @classmethod

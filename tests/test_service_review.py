@@ -1,0 +1,190 @@
+"""Review of the HTTP service: rubric dimensions named like an id column, keys repeated in a JSON object,
+/v1/monitor on mixed scales and out-of-range scores, /v1/classify's ragged confusion matrix and items with a
+confusion matrix, /v1/plan's alpha / power / level that make the answer infinite or negative."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from bayeseval.service import create_app  # noqa: E402
+from bayeseval.service.settings import Settings  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def api():
+    with TestClient(create_app(Settings(workers=0)), raise_server_exceptions=False) as c:
+        yield c
+
+
+def error_of(r, status, field):
+    assert r.status_code == status, r.text
+    err = r.json()["error"]
+    assert set(err) == {"type", "field", "message", "details"}
+    assert err["field"] == field, err
+    assert "Traceback" not in err["message"] and "inhomogeneous" not in err["message"]
+    return err
+
+
+# ----------------------------------------------------------------------------- /v1/rubric: dimension names
+def _ratings(names, systems=("x",), judges=3, items=6):
+    """Ratings on dimensions ``names``, the k-th dimension rated ``(i (k + 1) + j + s) % 5 + 1``."""
+    return [{"item": i, "system": s, "judge": f"j{j}",
+             "ratings": {n: (i * (k + 1) + j + si) % 5 + 1 for k, n in enumerate(names)}}
+            for i in range(items) for si, s in enumerate(systems) for j in range(judges)]
+
+
+def _strip(e):
+    return {k: v for k, v in e.items() if k != "dimension"}
+
+
+@pytest.mark.parametrize("name", ["item", "judge", "system"])
+def test_rubric_dimension_named_like_an_id_column_gets_the_right_numbers(api, name):
+    ref = api.post("/v1/rubric", json={"ratings": _ratings(["q"])})
+    r = api.post("/v1/rubric", json={"ratings": _ratings([name])})
+    assert ref.status_code == 200 and r.status_code == 200, r.text
+    got, want = r.json(), ref.json()
+    assert got["dimensions"] == [name]
+    assert [e["dimension"] for e in got["estimates"]] == [name]
+    assert _strip(got["estimates"][0]) == _strip(want["estimates"][0])  # the interval of the ratings, not the ids
+    assert list(got["agreement"]) == [name]
+    assert got["agreement"][name] == want["agreement"]["q"]
+    assert got["agreement"][name]["coders"] == 3 and got["agreement"][name]["alpha"] < 1
+
+
+def test_rubric_all_three_id_names_with_constraints_and_comparison(api):
+    names, plain = ["item", "judge", "system"], ["a1", "a2", "a3"]  # sorted alike, so rows line up
+    for extra, ex_plain in [({"constraints": {"item": 3, "system": 2}}, {"constraints": {"a1": 3, "a3": 2}}),
+                            ({"a": "x", "b": "y", "constraints": {"judge": 2}}, {"a": "x", "b": "y",
+                                                                                 "constraints": {"a2": 2}})]:
+        r = api.post("/v1/rubric", json={"ratings": _ratings(names, ("x", "y")), **extra})
+        ref = api.post("/v1/rubric", json={"ratings": _ratings(plain, ("x", "y")), **ex_plain})
+        assert r.status_code == 200 and ref.status_code == 200, r.text
+        got, want = r.json(), ref.json()
+        text = json.dumps(got)
+        assert "<" not in text  # no internal column name leaks
+        if "a" in extra:
+            assert [d["dimension"] for d in got["dimensions"]] == names + ["passes: judge >= 2"]
+            assert [_strip(d) for d in got["dimensions"]] == [_strip(d) for d in want["dimensions"]]
+        else:
+            assert got["constraints"] == {"item": 3.0, "system": 2.0}
+            assert got["passing"] == want["passing"]
+            assert [(c["a"], c["b"]) for c in got["correlation"]] == [("item", "judge"), ("item", "system"),
+                                                                      ("judge", "system")]
+            assert [c["rho"] for c in got["correlation"]] == [c["rho"] for c in want["correlation"]]
+
+
+def test_rubric_error_names_the_dimension_as_sent(api):
+    ratings = _ratings(["item"])
+    ratings[4]["ratings"]["item"] = 9
+    err = error_of(api.post("/v1/rubric", json={"ratings": ratings}), 422, "ratings[4]")
+    assert "'item'" in err["message"] and "<" not in err["message"]
+
+
+# ----------------------------------------------------------------------------- repeated keys
+@pytest.mark.parametrize("path, text, field, key", [
+    ("/v1/metrics", '{"models": {"a": {"matrix": [[1, 0]]}, "a": {"matrix": [[0, 0]]}}}', "models", "'a'"),
+    ("/v1/report.html", '{"models": {"a": {"matrix": [[1, 0]]}, "a": {"matrix": [[0, 0]]}}}', "models", "'a'"),
+    ("/v1/rank", '{"models": {"a": {"matrix": [[1]]}, "b": {"matrix": [[0]]}, "a": {"matrix": [[0]]}}}', "models",
+     "'a'"),
+    ("/v1/classify", '{"true": [0, 1], "models": {"m": [0, 1], "m": [1, 0]}}', "models", "'m'"),
+    ("/v1/compare", '{"a": {"matrix": [[1], [0]], "ids": [1, 2], "ids": [2, 1]}, "b": {"matrix": [[1], [0]]}}',
+     "a", "'ids'"),
+    ("/v1/rubric", '{"ratings": [{"item": 1, "system": "x", "judge": "j", "ratings": {"c": 1, "c": 2}}]}',
+     "ratings[0].ratings", "'c'"),
+])
+def test_a_repeated_key_is_422_naming_the_object_and_the_key(api, path, text, field, key):
+    r = api.post(path, content=text, headers={"Content-Type": "application/json"})
+    err = error_of(r, 422, field)
+    assert err["type"] == "validation_error" and key in err["message"] and "more than once" in err["message"]
+
+
+def test_a_repeated_top_level_field_is_422_naming_it(api):
+    text = '{"models": {"a": {"matrix": [[1, 0]]}}, "level": 0.9, "level": 0.5}'
+    err = error_of(api.post("/v1/metrics", content=text, headers={"Content-Type": "application/json"}), 422, "level")
+    assert "more than once" in err["message"]
+
+
+def test_unrepeated_keys_and_bad_json_are_as_before(api):
+    ok = api.post("/v1/metrics", content='{"models": {"a": {"matrix": [[1, 0]]}, "b": {"matrix": [[0, 0]]}}}',
+                  headers={"Content-Type": "application/json"})
+    assert ok.status_code == 200 and [e["model"] for e in ok.json()["estimates"]] == ["a", "b"]
+    bad = api.post("/v1/metrics", content='{"models": ', headers={"Content-Type": "application/json"})
+    assert error_of(bad, 400, "body")["type"] == "invalid_json"
+
+
+# ----------------------------------------------------------------------------- /v1/monitor
+def test_monitor_scores_outside_a_range_is_422_naming_b_not_500(api):
+    r = api.post("/v1/monitor", json={"a": {"matrix": [[1, 2]] * 5, "weights": [0, 0.5, 1]},
+                                      "b": {"matrix": [[1, 2]] * 5, "weights": [0, 1, 3]}})
+    err = error_of(r, 422, "b")
+    assert "outside [0, 1]" in err["message"]
+
+
+@pytest.mark.parametrize("a, b", [
+    ({"matrix": [[1, 0]] * 5}, {"scores": [[5.0]] * 5, "range": [0, 10]}),
+    ({"scores": [[5.0]] * 5, "range": [0, 10]}, {"matrix": [[1, 0]] * 5}),
+    ({"scores": [[0.5]] * 5}, {"scores": [[0.5]] * 5, "range": [0, 2]}),
+])
+def test_monitor_refuses_scores_on_different_ranges_as_compare_does(api, a, b):
+    err = error_of(api.post("/v1/monitor", json={"a": a, "b": b}), 422, "b")
+    assert "scores are on different ranges" in err["message"]
+    same = api.post("/v1/compare", json={"a": a, "b": b}).json()["error"]["message"]
+    assert err["message"] == same  # the one shared check
+
+
+def test_monitor_scores_against_0_1_outcomes_on_one_scale_still_run(api):
+    r = api.post("/v1/monitor", json={"a": {"scores": [[0.5], [1.0], [0.25], [0.75], [0.5]]},
+                                      "b": {"matrix": [[1], [0], [1], [0], [1]]}})
+    assert r.status_code == 200, r.text
+    assert r.json()["estimate"] == pytest.approx((0.5 + 1 + 0.25 + 0.75 + 0.5 - 3) / 5)
+
+
+# ----------------------------------------------------------------------------- /v1/classify
+def test_classify_ragged_confusion_matrix_is_422_saying_rows_must_be_equal(api):
+    r = api.post("/v1/classify", json={"confusion_matrix": [[5, 0, 1], [0, 5]], "labels": [0, 1]})
+    err = error_of(r, 422, "confusion_matrix")
+    assert "equal lengths" in err["message"] and "square" in err["message"]
+
+
+def test_classify_rectangular_confusion_matrix_is_422(api):
+    r = api.post("/v1/classify", json={"confusion_matrix": [[5, 0, 1], [0, 5, 1]], "labels": [0, 1]})
+    assert "square" in error_of(r, 422, "confusion_matrix")["message"]
+
+
+def test_classify_items_with_a_confusion_matrix_is_422_naming_items(api):
+    r = api.post("/v1/classify", json={"confusion_matrix": [[5, 0], [0, 5]], "labels": [0, 1], "items": [1, 2]})
+    assert "confusion_matrix" in error_of(r, 422, "items")["message"]
+    assert api.post("/v1/classify", json={"confusion_matrix": [[5, 0], [0, 5]], "labels": [0, 1]}).status_code == 200
+
+
+# ----------------------------------------------------------------------------- /v1/plan
+_PILOT = {"a": {"matrix": [[1, 0], [0, 1], [1, 1], [0, 0], [1, 1]]},
+          "b": {"matrix": [[0, 0], [0, 1], [1, 0], [0, 0], [0, 1]]}, "delta": 0.1}
+
+
+@pytest.mark.parametrize("extra, field, text", [
+    ({"alpha": 1e-300, "power": 0.9999999999999999}, "alpha", "alpha >= 1.2e-16"),
+    ({"alpha": 2.0 ** -53}, "alpha", "infinite"),
+    ({"power": 5e-324}, "power", "alpha / 2"),
+    ({"power": 0.02}, "power", "alpha / 2"),
+    ({"level": 0.9999999999999999}, "level", "infinite"),
+])
+def test_plan_refuses_what_gives_no_finite_answer_naming_the_field(api, extra, field, text):
+    err = error_of(api.post("/v1/plan", json={**_PILOT, **extra}), 422, field)
+    assert text in err["message"] and "OverflowError" not in err["message"]
+
+
+def test_plan_edges_that_compute_are_finite(api):
+    for extra in ({"alpha": 1.2e-16}, {"power": 0.9999999999999999}, {"level": 0.9999999999999998},
+                  {"alpha": 0.05, "power": 0.03}):
+        r = api.post("/v1/plan", json={**_PILOT, **extra})
+        assert r.status_code == 200, (extra, r.text)
+        row = r.json()["table"][0]
+        assert all(row[k] is not None and row[k] > 0 for k in ("mde", "interval_width", "questions_needed"))
