@@ -76,11 +76,19 @@ def fmt_prob(p: float | None, digits: int = 3, *, drawn: bool = False) -> str:
     return f"{p:.{digits}f}"
 
 
-def pct(level: float) -> str:
-    """A level (or an error rate) as a percentage with the digits it has, no more: a level of 0.999999 is
-    "99.9999%", not "100%" (which would claim an interval that cannot miss).
+def pct(level: float, complement: bool = False) -> str:
+    """A level (``complement``: its error rate ``1 - level``) as a percentage with the digits it has, no more: a
+    level of 0.999999 is "99.9999%", not "100%" (which would claim an interval that cannot miss).  Computed in
+    decimal from the level's shortest form, so the complement of 0.95 is "5%" and not "5.000000000000004%".
 
-    >>> pct(0.95), pct(0.999999), pct(1 - 0.95), pct(0.975)
-    ('95%', '99.9999%', '5%', '97.5%')
+    >>> pct(0.95), pct(0.999999), pct(0.95, complement=True), pct(0.975), pct(0.99999999999)
+    ('95%', '99.9999%', '5%', '97.5%', '99.999999999%')
+    >>> pct(0.999999999, complement=True), pct(1.0), pct(0.5)
+    ('0.0000001%', '100%', '50%')
     """
-    return f"{100.0 * float(level):.10g}%"
+    from decimal import Decimal
+
+    x = Decimal(repr(float(level)))
+    x = (1 - x if complement else x) * 100
+    text = format(x.normalize(), "f")
+    return f"{text}%"

@@ -897,7 +897,7 @@ def _demo_story(comparisons, level: float) -> str:
         blocks.append(f"{b} against {a}, paired on the same {mine[0].M} tasks (population scope; differences in "
                       f"points of %):\n\n" + text_table(header, rows, right=[1, 2, 3]) + f"\n\nIn short: {story}.")
     return "\n\n".join(blocks) + (
-        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {pct(1 - level)}"
+        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {pct(level, complement=True)}"
         "\n(mid-p), in the direction of the difference. 'bayeseval compare A B --data FILE' shows every analysis.")
 
 

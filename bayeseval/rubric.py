@@ -275,7 +275,11 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
     values = {}
     for d in dimensions:
         if d not in df.columns:
-            raise ValueError(f"dimensions: no column {d!r}; columns are {list(map(str, df.columns))}")
+            if dimension is not None:  # a long table: the dimensions are the values of its dimension column
+                raise V.ArgumentError("{dimensions}: no dimension {d!r} in column {col!r}; it holds {names}",
+                                      "dimensions", d=d, col=dimension, names=names)
+            raise V.ArgumentError("{dimensions}: no column {d!r}; columns are {names}", "dimensions", d=d,
+                                  names=list(map(str, df.columns)))
         values[d] = _numbers(df, d, scale)
     key = pd.DataFrame({k: df[k].astype(str).to_numpy() for k in (item, system, judge)})  # ids compared as text
     dup = key.duplicated(keep=False).to_numpy()

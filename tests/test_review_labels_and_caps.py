@@ -18,7 +18,7 @@ import bayeseval as be
 from bayeseval.classification import classification
 from bayeseval.rubric import rubric
 from bayeseval.cli import main
-from bayeseval.sequential import replay
+from bayeseval.sequential import Sequential, replay
 
 GAME24 = str(Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_game24.json")
 
@@ -140,3 +140,34 @@ def test_a_dimension_named_like_an_id_column_keeps_the_ids():
             assert (r.estimates[s, d].lo, r.estimates[s, d].hi) == (ref.estimates[s, "quality"].lo,
                                                                     ref.estimates[s, "quality"].hi), d
         assert r.agreement[d].alpha == pytest.approx(ref.agreement["quality"].alpha) and r.agreement[d].coders == 3
+
+
+def test_a_rope_is_refused_only_when_it_covers_every_difference(capsys):
+    A, B = np.ones((20, 2), dtype=int), np.zeros((20, 2), dtype=int)
+    for rope in ((5.0, 10.0), (-0.5, 1.6), (0.0, 2.0)):  # part of the range, or none of it: usable, one-sided
+        assert be.compare(A, B, rope=rope).rope is not None
+    with pytest.raises(ValueError, match=r"covers the whole range"):
+        be.compare(A, B, rope=(-1.0, 1.0))
+    with pytest.raises(ValueError, match=r"^until: the equivalence region \(0.0, 1.0\) covers the whole range"):
+        Sequential(until="equivalent within 0.5", null=0.5)
+
+
+def test_levels_and_error_rates_print_exactly():
+    from bayeseval._text import pct
+
+    assert pct(0.99999999999) == "99.999999999%" and pct(0.999999999, complement=True) == "0.0000001%"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = be.estimate(np.ones((20, 4), dtype=int), "pass@8", level=0.9999999)
+    assert "99.99999% exact" in repr(e) and not any("100%" in w for w in e.warnings)
+
+
+def test_a_long_rubric_table_names_its_dimensions_not_private_columns(tmp_path, capsys):
+    f = tmp_path / "long.csv"
+    f.write_text("doc,sys,who,aspect,score\n" + "".join(f"{i},{s},{j},fluency,{(i + k) % 5 + 1}\n"
+                                                         for i in range(4) for s in "ab" for k, j in enumerate("xyz")))
+    code, _, err = _cli(capsys, "rubric", f, "--item", "doc", "--system", "sys", "--judge", "who", "--dimension-col",
+                        "aspect", "--rating-col", "score", "--dimensions", "nope")
+    assert code == 2 and err.strip().endswith("--dimensions: no dimension 'nope' in column 'aspect'; it holds "
+                                              "['fluency']"), err
+    assert "\\x00" not in err and "\x00" not in err

@@ -188,3 +188,26 @@ def test_plan_edges_that_compute_are_finite(api):
         assert r.status_code == 200, (extra, r.text)
         row = r.json()["table"][0]
         assert all(row[k] is not None and row[k] > 0 for k in ("mde", "interval_width", "questions_needed"))
+
+
+def test_rubric_constraint_keys_are_dimensions_as_sent(api):
+    """The ids travel under the library's private column names: a constraint on '<item>' is not a dimension (an
+    alias of 'item' once took it), and a rule on 'item' keeps its minimum."""
+    ratings = _ratings(["item"])
+    r = api.post("/v1/rubric", json={"ratings": ratings, "constraints": {"<item>": 3}, "seed": 1})
+    assert r.status_code == 422 and "'<item>' is not a dimension" in r.json()["error"]["message"]
+    r = api.post("/v1/rubric", json={"ratings": ratings, "constraints": {"item": 5}, "seed": 1})
+    assert r.status_code == 200, r.text
+    assert r.json()["constraints"] == {"item": 5.0}
+
+
+def test_a_repeated_key_inside_a_large_matrix_body_is_found_without_walking_the_numbers():
+    from bayeseval.service.errors import ServiceError, loads
+
+    rows = ",".join(["[" + ",".join(["1"] * 50) + "]"] * 20_000)
+    with pytest.raises(ServiceError) as exc:
+        loads('{"models": {"m": {"matrix": [' + rows + ']}}, "z": {"k": 1, "k": 2}}')
+    assert exc.value.field == "z" and "the key 'k' is given more than once" in exc.value.message
+    with pytest.raises(ServiceError) as exc:  # inside an array that starts with a number: said of the body
+        loads('{"x": [1, {"a": 1, "a": 2}]}')
+    assert exc.value.field == "body" and "the key 'a' is given more than once" in exc.value.message

@@ -636,7 +636,7 @@ def compare(
     if not scored:
         Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
     span = float(pa.range[1] - pa.range[0])
-    if rope_lh is not None and rope_lh[1] - rope_lh[0] >= 2 * span:  # as SequentialCompare refuses it
+    if rope_lh is not None and rope_lh[0] <= -span and rope_lh[1] >= span:  # as SequentialCompare refuses it
         raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] of the "
                               "difference, so every difference would be 'practically equivalent'; give a region "
                               "inside it", "rope", region=rope_lh, lo=-span, hi=span)

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .._text import pct
 from ..counts import Counts
 from ..priors import PriorSpec
 from ..targets import MetricSpec
@@ -86,8 +87,8 @@ def interval_from_draws(x: np.ndarray, level: float, method: str) -> tuple[float
 
 
 #: the warning that carries :meth:`Posterior.pool_free_bounds` (population scope, k > n)
-POOL_FREE_NOTE = ("without a population model: a {level:g}% confidence interval for {label} that holds for every "
-                  "pool of questions (those whose count histograms lie within simultaneous {level:g}% bands of these "
+POOL_FREE_NOTE = ("without a population model: a {level} confidence interval for {label} that holds for every "
+                  "pool of questions (those whose count histograms lie within simultaneous {level} bands of these "
                   "counts) is [{lo:.4g}, {hi:.4g}] (docs/model.md, 'Beyond the trials run')")
 
 
@@ -149,7 +150,7 @@ class Posterior(ABC):
         out += [pulled] if pulled else []
         bounds = self.pool_free_bounds(level) if scope == "population" and level is not None else None
         if bounds is not None:
-            out.append(POOL_FREE_NOTE.format(level=round(100 * level, 6), label=self.spec.label, lo=bounds[0],
+            out.append(POOL_FREE_NOTE.format(level=pct(level), label=self.spec.label, lo=bounds[0],
                                              hi=bounds[1]))
         return out
 

@@ -307,8 +307,8 @@ def fmt_p(p: float | None, latex: bool = False) -> str:
 
 
 def level_label(level: float) -> str:
-    """``0.95 -> '95%'``, ``0.975 -> '97.5%'``."""
-    return f"{100 * level:.10g}%"
+    """``0.95 -> '95%'``, ``0.975 -> '97.5%'`` (:func:`bayeseval._text.pct`)."""
+    return pct(level)
 
 
 def _distinct(values) -> str:

@@ -48,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._text import pct
+
 __all__ = ["write_outputs", "aisbench_numbers"]
 
 
@@ -226,9 +228,9 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     # (c) the summary: AISBench's rows, bayeseval's estimate beside them
     names = list(numbers)
     ests, notes = _estimates(result, binary, names, scope, level)
-    pct = f"{100 * level:g}%"
-    header = ["dataset", "version", "metric", "mode", abbr, f"{abbr} posterior mean", f"{abbr} {pct} lo",
-              f"{abbr} {pct} hi"]
+    lv = pct(level)
+    header = ["dataset", "version", "metric", "mode", abbr, f"{abbr} posterior mean", f"{abbr} {lv} lo",
+              f"{abbr} {lv} hi"]
     rows = []
     for name in names:
         e = ests.get(name)
@@ -242,7 +244,7 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     lines = [f"{abbr}: the AISBench numbers ({len(complete)} questions x {n} samples, percent); beside them "
              f"bayeseval's posterior mean and "
              + (f"{interval_words(shown)} interval ({some.scope} scope, prior {some.prior})." + widened_rows(shown)
-                if some is not None else f"{pct} credible interval.")]
+                if some is not None else f"{lv} credible interval.")]
     if failed:
         nq = int(np.isnan(M).any(axis=1).sum())
         lines.append(f"{failed} of {total} samples FAILED (in {nq} question{'s' if nq > 1 else ''}; errors in samples.jsonl): AISBench's "

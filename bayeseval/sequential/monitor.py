@@ -351,7 +351,7 @@ class Sequential:
                                           "should be equivalent to)", "until", "null")
                 self.rule = StopRule(self.rule.decided, (null - rh, null + rh), self.rule.width,
                                      self.rule.max_questions, self.rule.max_samples)
-            if self.rule.rope[1] - self.rule.rope[0] >= span:
+            if self.rule.rope[0] <= lo and self.rule.rope[1] >= hi:  # every mean would be "equivalent"
                 raise _until_error("the equivalence region {region} covers the whole range [{lo:g}, {hi:g}]",
                                    region=self.rule.rope, lo=lo, hi=hi)
         self.null = null
@@ -492,7 +492,7 @@ class SequentialCompare(Sequential):
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
-        if rope is not None and rule.rope[1] - rule.rope[0] >= 2 * span:  # named here: it came from rope, not until
+        if rope is not None and rule.rope[0] <= -span and rule.rope[1] >= span:  # named here: from rope, not until
             raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] "
                                   "of the difference", "rope", region=rule.rope, lo=-span, hi=span)
         if not (isinstance(names, (tuple, list)) and len(names) == 2):

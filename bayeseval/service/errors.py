@@ -76,16 +76,18 @@ def _object(pairs: list) -> dict:
 
 
 def _first_repeated(doc: Any) -> tuple[list, str] | None:
-    """(location, key) of the first object of ``doc`` (depth first, in document order) that repeats a key."""
+    """(location, key) of the first object of ``doc`` (depth first, in document order) that repeats a key.  Only
+    containers are visited, and an array whose first element is a number, text or null is taken to hold no objects
+    (a matrix of outcomes: millions of numbers are not walked one by one); None if the object is not found so."""
     stack = [([], doc)]
     while stack:
         loc, node = stack.pop()
         if isinstance(node, _Repeated):
             return loc, node.key
         if isinstance(node, dict):
-            stack.extend((loc + [k], v) for k, v in reversed(list(node.items())))
-        elif isinstance(node, list):
-            stack.extend((loc + [i], v) for i, v in reversed(list(enumerate(node))))
+            stack.extend((loc + [k], v) for k, v in reversed(list(node.items())) if isinstance(v, (dict, list)))
+        elif isinstance(node, list) and node and isinstance(node[0], (dict, list)):
+            stack.extend((loc + [i], v) for i, v in reversed(list(enumerate(node))) if isinstance(v, (dict, list)))
     return None
 
 
@@ -115,7 +117,10 @@ def loads(data: bytes | str) -> Any:
     doc = json.loads(data, object_pairs_hook=hook)
     if not repeated:
         return doc
-    loc, key = _first_repeated(doc)
+    loc, key = _first_repeated(doc) or (None, repeated[0].key)
+    if loc is None:  # inside an array that starts with a number: said of the whole body
+        raise ServiceError(422, "validation_error", "body", f"the key {key!r} is given more than once in an object "
+                                                            "of the body; each key of an object must be unique")
     if not loc:
         raise ServiceError(422, "validation_error", key, f"{key}: the field is given more than once; give each "
                                                          "field once")

@@ -351,68 +351,27 @@ def rubric(req: RubricRequest) -> dict:
     ``a`` and ``b``."""
     import pandas as pd
 
-    from ..rubric import compare_rubric, rubric as rubric_
+    from ..rubric import ITEM, JUDGE, SYSTEM, compare_rubric, rubric as rubric_
 
     dims = sorted(req.ratings[0].ratings)
-    alias = _dimension_aliases(req, dims)
-    back = {v: k for k, v in alias.items()}
-    cols = [alias.get(d, d) for d in dims]
-    table = pd.DataFrame({"item": [r.item for r in req.ratings], "system": [r.system for r in req.ratings],
-                          "judge": [r.judge for r in req.ratings],
-                          **{c: [r.ratings[d] for r in req.ratings] for d, c in zip(dims, cols)}})
-    constraints = None if req.constraints is None else {alias.get(k, k): v for k, v in req.constraints.items()}
-    kw = dict(dimensions=cols, scale=tuple(req.scale), constraints=constraints, scope=req.scope,
-              level=req.level, seed=req.seed, resamples=req.resamples)
+    # the ids under the library's private column names, so that a dimension may be called item, system or judge
+    table = pd.DataFrame({ITEM: [r.item for r in req.ratings], SYSTEM: [r.system for r in req.ratings],
+                          JUDGE: [r.judge for r in req.ratings],
+                          **{d: [r.ratings[d] for r in req.ratings] for d in dims}})
+    kw = dict(item=ITEM, system=SYSTEM, judge=JUDGE, dimensions=dims, scale=tuple(req.scale),
+              constraints=req.constraints, scope=req.scope, level=req.level, seed=req.seed, resamples=req.resamples)
     warns: list = []
     try:
         with _warnings(warns):
             res = (compare_rubric(table, req.a, req.b, **kw) if req.a is not None
                    else rubric_(table, measurement=req.measurement, **kw))
     except (ValueError, TypeError) as exc:  # the library names the row (= the rating's index) or the system
-        msg = _unalias(str(exc), back)
+        msg = str(exc)
         row = re.search(r"\brows? (\d+)", msg)
         field = (f"ratings[{row.group(1)}]" if row else "constraints" if msg.startswith("constraints")
                  else "a" if "system" in msg and req.a is not None else "ratings")
         raise ServiceError(422, "validation_error", field, msg) from None
-    return clean(_unalias({**res.to_dict(), "warnings": warns}, back))
-
-
-#: Columns of the library's rubric frame besides the dimensions (bayeseval.rubric keeps the ids in columns named
-#: so whatever the table calls them, so a dimension of one of these names would overwrite the ids).
-_RUBRIC_IDS = ("item", "system", "judge")
-
-
-def _dimension_aliases(req: RubricRequest, dims: list) -> dict:
-    """``{dimension: column}`` for the dimensions named like an id column of the library's frame (``item``,
-    ``system``, ``judge``): each is rated under a column name that no dimension, system, judge or item of the
-    request contains, and renamed back in the answer (:func:`_unalias`)."""
-    clash = [d for d in dims if d in _RUBRIC_IDS]
-    if not clash:
-        return {}
-    texts = set(dims) | {r.system for r in req.ratings} | {r.judge for r in req.ratings} | {
-        str(r.item) for r in req.ratings} | {str(x) for x in (req.a, req.b) if x is not None}
-    out: dict = {}
-    for d in clash:
-        col = f"<{d}>"
-        while any(col in t for t in texts) or any(col in c or c in col for c in out.values()):
-            col = f"<{col}>"
-        out[d] = col
-    return out
-
-
-def _unalias(x: Any, back: dict) -> Any:
-    """``x`` (an answer or a message) with the columns of :func:`_dimension_aliases` named as the request named
-    them."""
-    if not back:
-        return x
-    if isinstance(x, dict):
-        return {_unalias(k, back): _unalias(v, back) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_unalias(v, back) for v in x]
-    if isinstance(x, str):
-        for col, d in sorted(back.items(), key=lambda kv: -len(kv[0])):  # <<item>> before <item>
-            x = x.replace(col, d)
-    return x
+    return clean({**res.to_dict(), "warnings": warns})
 
 
 def classify(req: ClassifyRequest) -> dict:
