@@ -485,6 +485,10 @@ def test_resume_of_a_cancelled_run_and_a_changed_config(tmp_path):
             run(data, base_url=srv.base_url, n=3, scorer="numeric", out=out, **FAST)
         with pytest.raises(ValueError, match="cannot resume: scorer differs"):
             run(data, base_url=srv.base_url, n=n, scorer="exact", out=out, **FAST)
+        with pytest.raises(ValueError, match="cannot resume: model_abbr differs"):  # would leave the old files
+            run(data, base_url=srv.base_url, n=n, scorer="numeric", out=out, model_abbr="other", **FAST)
+        with pytest.raises(ValueError, match="cannot resume: dataset_name differs"):
+            run(data, base_url=srv.base_url, n=n, scorer="numeric", out=out, dataset_name="other", **FAST)
         res = run(data, base_url=srv.base_url, n=n, scorer="numeric", out=out, **FAST)
         assert res.resumed == done and res.requested == N * n - done
         assert_exact_pairs(out, N, n)
@@ -717,3 +721,20 @@ def test_run_names_its_options_for_null_and_until(tmp_path, capsys):
                    "or width 0.05'; give each of 'equivalent within', 'width', 'questions' and 'samples' once")
     with pytest.raises(ValueError, match=r"^until: 'width 0.05' repeats"):  # the library names its argument
         Sequential(until="width 0.1 or width 0.05")
+
+
+@pytest.mark.parametrize("flag, value", [("--dataset-name", "../../../../mydata"), ("--model-abbr", "../x"),
+                                         ("--model-abbr", "org/model"), ("--dataset-name", "..")])
+def test_names_that_would_write_outside_the_run_folder_are_refused(tmp_path, capsys, flag, value):
+    """--dataset-name ../../mydata replaced the user's dataset file with the predictions; org/model failed after
+    every request with a raw errno.  Both are one file name inside the run folder."""
+    from bayeseval.cli import main
+
+    data = write_dataset(tmp_path / "mydata.jsonl", N=3)
+    before = data.read_bytes()
+    code = main(["run", str(data), "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "runs" / "a"),
+                 flag, value])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == (f"bayeseval: error: {flag} must be one file name of letters, digits, '.', '_' and "
+                                 f"'-' (it names files inside the run folder), got {value!r}")
+    assert data.read_bytes() == before and not (tmp_path / "runs").exists()

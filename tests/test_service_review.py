@@ -211,3 +211,38 @@ def test_a_repeated_key_inside_a_large_matrix_body_is_found_without_walking_the_
     with pytest.raises(ServiceError) as exc:  # inside an array that starts with a number: said of the body
         loads('{"x": [1, {"a": 1, "a": 2}]}')
     assert exc.value.field == "body" and "the key 'a' is given more than once" in exc.value.message
+
+
+def test_a_zip_with_two_entries_of_one_name_is_refused(api):
+    """Two copies of one results file: the second overwrote the first silently (avg@3 0.0 instead of 1.0)."""
+    import io
+    import warnings
+    import zipfile
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name it is asked to write
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("w/results/m/d.json", '{"accuracy": 100.0}')
+            z.writestr("w/results/m/d.json", '{"accuracy": 0.0}')
+    r = api.post("/v1/aisbench", files={"file": ("run.zip", buf.getvalue(), "application/zip")})
+    assert r.status_code == 422, r.text
+    err = r.json()["error"]
+    assert err["type"] == "bad_archive" and "w/results/m/d.json" in err["message"]
+    assert "appears twice in the archive" in err["message"]
+
+
+@pytest.mark.parametrize("argv, text", [(["--processes", "0"], "argument --processes: expected an integer from 1 to 64"),
+                                        (["--processes", "100000"], "argument --processes: expected an integer from 1"),
+                                        (["--workers", "100000"], "argument --workers: expected an integer from 0 to 64")])
+def test_serve_refuses_process_counts_that_are_typos(capsys, argv, text):
+    from bayeseval.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", *argv])
+    assert exc.value.code == 2 and text in capsys.readouterr().err
+
+
+def test_workers_from_the_environment_are_capped():
+    with pytest.raises(ValueError, match=r"workers must be an integer from 0 to 64"):
+        Settings(workers=100_000)

@@ -50,6 +50,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import validate as V
 from .client import ChatClient, ClientOptions, RequestFailed, preflight, require_httpx
 from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
@@ -231,6 +232,19 @@ async def _execute(session: _Session, client: ChatClient, jobs: deque, concurren
         raise
 
 
+def _check_file_name(arg: str, value: Any) -> None:
+    """``dataset_name`` and ``model_abbr`` name files and folders inside the run folder: one name of
+    ``[A-Za-z0-9._-]`` (not ``.`` or ``..``), so that no value writes outside it (``../../data`` replaced the
+    user's dataset) or into a folder that does not exist (``org/model``)."""
+    import re
+
+    if value is None:
+        return
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9._-]+", value) or value in (".", ".."):
+        raise V.ArgumentError("{" + arg + "} must be one file name of letters, digits, '.', '_' and '-' (it names "
+                              "files inside the run folder), got {value!r}", arg, value=value)
+
+
 def _model_abbr(model: str) -> str:
     import re
 
@@ -309,6 +323,8 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
         raise TypeError(f"stop must be a callable matrix -> (bool, reason), got {type(stop).__name__}")
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"--base-url {base_url!r}: expected an http:// or https:// URL, e.g. {DEFAULT_BASE_URL}")
+    for arg, value in (("dataset_name", dataset_name), ("model_abbr", model_abbr)):
+        _check_file_name(arg, value)
     sc = make_scorer(scorer)
     ds = load_dataset(dataset, prompt_field=prompt_field, answer_field=answer_field, id_field=id_field,
                       name=dataset_name, limit=limit)
@@ -340,7 +356,7 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     config = {"base_url": options.base_url, "model": model, "dataset": str(Path(dataset).resolve()),
               "dataset_sha256": ds.sha256, "prompt_field": prompt_field, "answer_field": answer_field,
               "id_field": id_field, "n": n, "temperature": temperature, "max_tokens": max_tokens, "scorer": sc.spec,
-              "seed": seed}
+              "seed": seed, "model_abbr": model_abbr or _model_abbr(model), "dataset_name": ds.name}
     if stored is not None:
         check_config(stored["config"], config, str(folder / "run.json"))
         doc = stored

@@ -47,7 +47,7 @@ RUN_FORMAT = "bayeseval-run/1"
 LOCK_NAME = ".bayeseval-run.lock"
 BOOKKEEPING = ("attempts", "latency", "finished")   # fields that may differ between copies of one sample
 CONFIG_KEYS = ("base_url", "model", "dataset", "dataset_sha256", "prompt_field", "answer_field", "id_field", "n",
-               "temperature", "max_tokens", "scorer", "seed")
+               "temperature", "max_tokens", "scorer", "seed", "model_abbr", "dataset_name")
 
 
 def now() -> str:

@@ -186,10 +186,14 @@ def safe_extract(data: bytes, dest: str | os.PathLike, *, max_files: int = 10_00
         if declared > max_bytes:
             raise ServiceError(422, "bad_archive", "file", f"the zip unpacks to {declared:,} bytes; the limit is "
                                                            f"{max_bytes:,} (BAYESEVAL_MAX_UNZIPPED)")
-        plan = []
+        plan, seen = [], set()
         for info in infos:
             name = info.filename.replace("\\", "/")
             path = PurePosixPath(name)
+            if path in seen:  # the second copy would overwrite the first: which one was meant?
+                raise _entry_error(info.filename, "appears twice in the archive (each copy would overwrite the "
+                                                  "other)")
+            seen.add(path)
             if name.startswith("/") or (len(name) > 1 and name[1] == ":") or path.is_absolute():
                 raise _entry_error(info.filename, "has an absolute path")
             if ".." in path.parts:

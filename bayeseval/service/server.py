@@ -70,11 +70,29 @@ def add_serve_parser(subparsers, **parser_kwargs) -> argparse.ArgumentParser:
     return p
 
 
+MAX_PROCESSES = 64  # --workers / --processes: more is a typo, not a machine (100000 forked until killed)
+
+
+def _count(lo: int):
+    """argparse type: a whole number of processes in ``[lo, MAX_PROCESSES]``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= MAX_PROCESSES:
+            raise argparse.ArgumentTypeError(f"expected an integer from {lo} to {MAX_PROCESSES}, got {text!r}")
+        return value
+    return parse
+
+
 def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default=DEFAULT_HOST, help=f"interface to listen on (default {DEFAULT_HOST}: loopback only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    p.add_argument("--workers", type=int, default=None, help="compute processes (default 2, env BAYESEVAL_WORKERS)")
-    p.add_argument("--processes", type=int, default=1, help="uvicorn server processes (default 1)")
+    p.add_argument("--workers", type=_count(0), default=None,
+                   help=f"compute processes, 0 to {MAX_PROCESSES} (default 2, env BAYESEVAL_WORKERS)")
+    p.add_argument("--processes", type=_count(1), default=1,
+                   help=f"uvicorn server processes, 1 to {MAX_PROCESSES} (default 1)")
     p.add_argument("--timeout", type=float, default=None, help="seconds of computation per request (default 60)")
     p.add_argument("--max-body", type=_size, default=None, help="request body limit, e.g. 32MiB (default)")
     p.add_argument("--max-cells", type=int, default=None, help="cap on outcome cells per request (default 4000000)")

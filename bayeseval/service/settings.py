@@ -92,8 +92,8 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 0:
-            raise ValueError(f"workers must be an integer >= 0, got {self.workers!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or not 0 <= self.workers <= 64:
+            raise ValueError(f"workers must be an integer from 0 to 64 (compute processes), got {self.workers!r}")
         if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout < float("inf")):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
 
