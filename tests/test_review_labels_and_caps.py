@@ -171,3 +171,14 @@ def test_a_long_rubric_table_names_its_dimensions_not_private_columns(tmp_path, 
     assert code == 2 and err.strip().endswith("--dimensions: no dimension 'nope' in column 'aspect'; it holds "
                                               "['fluency']"), err
     assert "\\x00" not in err and "\x00" not in err
+
+
+def test_a_reported_value_that_is_not_a_number_is_left_out_with_a_warning():
+    """An AISBench results file with "avg@3": NaN was taken as reported and printed as nan."""
+    from bayeseval.io._vendor import numeric_items
+
+    with pytest.warns(UserWarning, match=r"^r\.json: avg@3: the reported value nan is not a number; bayeseval reads "
+                                         r"the per-question details$"):
+        got = numeric_items({"avg@3": float("nan"), "accuracy": 75, "pass@3": float("inf"), "details": []},
+                            skip=("details",), where="r.json")
+    assert got == {"accuracy": 75.0}

@@ -171,10 +171,24 @@ def int_id(value: Any, where: str) -> int:
     raise ValueError(f"{where}: expected a question index (integer), got {show(value)}")
 
 
-def numeric_items(doc: dict, skip: tuple = ()) -> dict:
-    """Top-level ``name -> float`` pairs of a results object (booleans and non-numbers left out)."""
-    return {k: float(v) for k, v in doc.items()
-            if k not in skip and isinstance(v, (int, float)) and not isinstance(v, bool)}
+def numeric_items(doc: dict, skip: tuple = (), where: str = "") -> dict:
+    """Top-level ``name -> float`` pairs of a results object (booleans and non-numbers left out).  A NaN or
+    infinite number (JSON's ``NaN``, ``Infinity``) is no reported value: left out, with a UserWarning naming
+    ``where`` and the key (the numbers read come from the per-question details).
+
+    >>> numeric_items({"accuracy": 75, "ok": True, "name": "x"})
+    {'accuracy': 75.0}
+    """
+    out = {}
+    for k, v in doc.items():
+        if k in skip or isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        if not np.isfinite(float(v)):
+            warnings.warn(f"{where}: {k}: the reported value {v!r} is not a number; bayeseval reads the per-question "
+                          "details", UserWarning, stacklevel=stacklevel())
+            continue
+        out[k] = float(v)
+    return out
 
 
 #: how far a tool's own number may lie from the one recomputed from its per-question details (both in percent):

@@ -227,7 +227,7 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
                          "--dump-eval-details (rerun the evaluation with --mode eval --reuse --dump-eval-details)")
     ids, rows, refs = details_groups(results["details"], where)
     N, n = len(ids), len(rows[0])
-    reported = numeric_items(results, skip=("details",))
+    reported = numeric_items(results, skip=("details",), where=where)
     notes, set_warnings = [], []
     if predictions and any(p.get("_positional") for p in predictions) and len(predictions) != N:
         notes.append(f"{predictions_where}: entries carry no 'id' and are keyed by position ({len(predictions)} "

@@ -119,7 +119,7 @@ def parse_opencompass_results(results: Any, *, predictions: list[dict] | None = 
                          "the evaluation dumps them (e.g. --dump-eval-details)")
     ids, rows, refs = details_groups(results["details"], where)
     matrix = np.array(rows, dtype=float)
-    reported = numeric_items(results, skip=("details",))
+    reported = numeric_items(results, skip=("details",), where=where)
     notes = []
     files = [where]
     if predictions is not None:
