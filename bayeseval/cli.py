@@ -897,7 +897,8 @@ def _demo_story(comparisons, level: float) -> str:
         blocks.append(f"{b} against {a}, paired on the same {mine[0].M} tasks (population scope; differences in "
                       f"points of %):\n\n" + text_table(header, rows, right=[1, 2, 3]) + f"\n\nIn short: {story}.")
     return "\n\n".join(blocks) + (
-        f"\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at {pct(level, complement=True)}"
+        "\nP(... > ...) is the posterior probability; the verdict is the paired sign-flip test at "
+        f"{pct(level, complement=True)}"
         "\n(mid-p), in the direction of the difference. 'bayeseval compare A B --data FILE' shows every analysis.")
 
 
@@ -1076,8 +1077,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--fraction", action="store_true", help="show fractions instead of percent")
     rep.add_argument("--bold-best", action="store_true", help="LaTeX/Markdown: bold the best model per metric")
     rep.add_argument("--baseline", help="add a difference column against this model with adjusted p-values")
-    rep.add_argument("--resamples", type=_resamples, default=None, help="permutation resamples of --baseline's comparisons "
-                     "and --html's ranking (default 10000)")
+    rep.add_argument("--resamples", type=_resamples, default=None,
+                     help="permutation resamples of --baseline's comparisons and --html's ranking (default 10000)")
     rep.add_argument("--plot", metavar="FILE", help="save a forest plot of the estimates (png/pdf/svg)")
     rep.add_argument("--plot-pass-k", metavar="FILE", help="save pass@k curves with credible bands")
     rep.add_argument("--html", metavar="FILE", help="also write one self-contained HTML page: table, forest plot, "

@@ -41,8 +41,8 @@ import math
 
 import numpy as np
 
-__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor", "widest_sd",
-           "bootstrap_t"]
+__all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor",
+           "widest_sd", "bootstrap_t"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 
