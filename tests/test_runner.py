@@ -738,3 +738,16 @@ def test_names_that_would_write_outside_the_run_folder_are_refused(tmp_path, cap
     assert code == 2 and err == (f"bayeseval: error: {flag} must be one file name of letters, digits, '.', '_' and "
                                  f"'-' (it names files inside the run folder), got {value!r}")
     assert data.read_bytes() == before and not (tmp_path / "runs").exists()
+
+
+def test_a_line_separator_inside_a_string_is_part_of_the_line(tmp_path):
+    """json.dumps(..., ensure_ascii=False) writes U+2028 and U+0085 raw inside strings; they are not line breaks
+    in JSON Lines (only \\n is), so the line is one record."""
+    from bayeseval.runner.dataset import load_dataset
+
+    path = tmp_path / "lsep.jsonl"
+    path.write_text(json.dumps({"id": "a", "prompt": "one\u2028two\u0085three", "answer": "x"}, ensure_ascii=False)
+                    + "\r\n" + json.dumps({"id": "b", "prompt": "p", "answer": "y"}) + "\n", encoding="utf-8")
+    ds = load_dataset(path)
+    assert [q.id for q in ds.questions] == ["a", "b"] and [q.line for q in ds.questions] == [1, 2]
+    assert ds.questions[0].messages[-1]["content"] == "one\u2028two\u0085three"

@@ -91,7 +91,7 @@ def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
     questions: list[Question] = []
     seen: dict = {}
-    for ln, line in enumerate(text.splitlines(), start=1):
+    for ln, line in enumerate(text.split("\n"), start=1):  # JSON Lines end at \n only: U+2028 may sit in a string
         if not line.strip():
             continue
         where = f"{path}: line {ln}"
