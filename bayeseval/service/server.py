@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 
-from .settings import Settings, parse_size
+from .settings import MAX_PROCESSES, Settings, parse_size
 
 __all__ = ["serve", "add_serve_parser", "cmd_serve", "DEFAULT_HOST", "DEFAULT_PORT"]
 
@@ -68,9 +68,6 @@ def add_serve_parser(subparsers, **parser_kwargs) -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter, **parser_kwargs)
     _add_options(p)
     return p
-
-
-MAX_PROCESSES = 64  # --workers / --processes: more is a typo, not a machine (100000 forked until killed)
 
 
 def _count(lo: int):

@@ -28,7 +28,9 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Mapping
 
-__all__ = ["Settings", "parse_size"]
+__all__ = ["Settings", "parse_size", "MAX_PROCESSES"]
+
+MAX_PROCESSES = 64  # compute workers and server processes: more is a typo, not a machine (100000 forked until killed)
 
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
           "g": 10**9, "gb": 10**9, "gib": 2**30}
@@ -92,8 +94,10 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or not 0 <= self.workers <= 64:
-            raise ValueError(f"workers must be an integer from 0 to 64 (compute processes), got {self.workers!r}")
+        w = self.workers
+        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w <= MAX_PROCESSES:
+            raise ValueError(f"workers must be an integer from 0 to {MAX_PROCESSES} (compute processes), got "
+                             f"{self.workers!r}")
         if not (isinstance(self.timeout, (int, float)) and 0 < self.timeout < float("inf")):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
 
