@@ -122,9 +122,10 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def integer(value: Any, name: str, *, minimum: int | None = None, capped: bool = True) -> int:
+def integer(value: Any, name: str, *, minimum: int | None = None, capped: bool = True, limit: str | None = None) -> int:
     """Return ``value`` as a Python int; bools, floats and strings are refused.  Arguments named in
-    :data:`LIMITS` (``k``, ``draws``, ``resamples``, ...) must also be at most their cap.
+    :data:`LIMITS` (``k``, ``draws``, ``resamples``, ...) must also be at most their cap; ``limit`` names the cap
+    of an argument called otherwise (``null_replays`` is capped as ``replays``).
 
     >>> integer(3, "k")
     3
@@ -135,10 +136,10 @@ def integer(value: Any, name: str, *, minimum: int | None = None, capped: bool =
     result = int(value)
     if minimum is not None and result < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {result}")
-    cap = LIMITS.get(name) if capped else None
+    cap = LIMITS.get(limit or name) if capped else None
     if cap is not None and result > cap:
         raise ValueError(f"{name} = {result:,} is above the cap of {int(cap):,} "
-                         f"(raise it with bayeseval.set_limits({name}=...))")
+                         f"(raise it with bayeseval.set_limits({limit or name}=...))")
     return result
 
 

@@ -411,6 +411,22 @@ def parse_rope(rope: Any) -> tuple[float, float] | None:
     return lo, hi
 
 
+def check_rope_span(region: tuple[float, float], lo: float, hi: float, arg: str = "rope", of: str = "") -> None:
+    """Refuse an equivalence region that covers the whole range ``[lo, hi]`` (every value would be "practically
+    equivalent"), naming the argument it came from (``rope``, or ``until`` for 'equivalent within');  a region
+    over part of the range, or none of it, is a usable (one-sided) region.
+
+    >>> check_rope_span((-0.5, 1.6), -1.0, 1.0)
+    >>> check_rope_span((-2.0, 2.0), -1.0, 1.0, of=" of the difference")
+    Traceback (most recent call last):
+    ...
+    bayeseval.validate.ArgumentError: rope: the equivalence region (-2.0, 2.0) covers the whole range [-1, 1] of the difference
+    """
+    if region[0] <= lo and region[1] >= hi:
+        raise V.ArgumentError("{" + arg + "}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}]"
+                              "{of}", arg, region=tuple(region), lo=lo, hi=hi, of=of)
+
+
 def decide(level: float, p_better: float, rope_probs=None) -> str | None:
     """The decision rule, the one place it lives: ``"A"`` / ``"B"`` when that side is credibly better,
     ``"equivalent"`` when the ROPE holds ``level`` of the mass, else None.
@@ -636,10 +652,9 @@ def compare(
     if not scored:
         Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
     span = float(pa.range[1] - pa.range[0])
-    if rope_lh is not None and rope_lh[0] <= -span and rope_lh[1] >= span:  # as SequentialCompare refuses it
-        raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] of the "
-                              "difference, so every difference would be 'practically equivalent'; give a region "
-                              "inside it", "rope", region=rope_lh, lo=-span, hi=span)
+    if rope_lh is not None:
+        check_rope_span(rope_lh, -span, span, of=" of the difference, so every difference would be 'practically "
+                                                 "equivalent'; give a region inside it")
     rng = np.random.default_rng(seed)
     rng_bayes, rng_boot, rng_perm = rng.spawn(3)
 

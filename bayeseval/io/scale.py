@@ -57,6 +57,7 @@ from .. import validate as V
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
 from .outcomeset import CountRun, OutcomeSet
+from .tables import check_optional_columns
 from .outcomeset import add_counts as _add_counts
 
 __all__ = ["count_table", "count_shards", "CountRun", "write_counts", "read_counts", "add_counts", "count_expression", "ENGINES"]
@@ -290,13 +291,9 @@ _INT = r"^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT)$
 
 
 def _check_optional(where: str, cols, trial: str | None, dataset: str | None) -> None:
-    """The trial and dataset columns are optional under their own names; named otherwise, they must exist (a
-    misspelt dataset column would pool the datasets), as in :func:`bayeseval.io.tables.from_long`."""
-    shown = sorted(c for c in cols if c not in ("filename", "file_row_number"))
-    for col, role in ((trial, "trial"), (dataset, "dataset")):
-        if col is not None and col != role and col not in cols:
-            raise ValueError(f"{where}: no {role} column {col!r}; columns are {shown} "
-                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
+    """:func:`bayeseval.io.tables.check_optional_columns` on a scan's columns (DuckDB's file bookkeeping left out)."""
+    check_optional_columns(where, sorted(c for c in cols if c not in ("filename", "file_row_number")), trial,
+                           dataset)
 
 
 def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial, score, dataset, weight,

@@ -139,6 +139,16 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def check_optional_columns(where: str, columns: list, trial: str | None, dataset: str | None) -> None:
+    """The trial and dataset columns are optional under their own names; named otherwise, they must exist (a
+    misspelt dataset column would pool the datasets).  Every reader checks with this: pandas here, DuckDB and
+    Ibis in :mod:`bayeseval.io.scale`."""
+    for col, role in ((trial, "trial"), (dataset, "dataset")):
+        if col is not None and col != role and col not in columns:
+            raise ValueError(f"{where}: no {role} column {col!r}; columns are {columns} "
+                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
+
+
 def from_long(table: Any, *, model: str | None = "model", question: str = "question", trial: str | None = "trial",
               score: str = "score", dataset: str | None = "dataset", default_model: str = "model",
               default_dataset: str = "dataset", where: str = "table", score_range: Any = None) -> OutcomeSet:
@@ -167,11 +177,7 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
         if col is not None and col not in df.columns:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
                              f"(name yours with {role}=... ; CLI --{role}-col NAME)")
-    for col, role in ((trial, "trial"), (dataset, "dataset")):  # optional under their own names; named otherwise,
-        # they must exist (a misspelt dataset column would pool the datasets)
-        if col is not None and col != role and col not in df.columns:
-            raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
-                             f"(pass {role}=None to read without one; CLI: leave out --{role}-col)")
+    check_optional_columns(where, list(map(str, df.columns)), trial, dataset)
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
     stripped = {}

@@ -351,9 +351,9 @@ class Sequential:
                                           "should be equivalent to)", "until", "null")
                 self.rule = StopRule(self.rule.decided, (null - rh, null + rh), self.rule.width,
                                      self.rule.max_questions, self.rule.max_samples)
-            if self.rule.rope[0] <= lo and self.rule.rope[1] >= hi:  # every mean would be "equivalent"
-                raise _until_error("the equivalence region {region} covers the whole range [{lo:g}, {hi:g}]",
-                                   region=self.rule.rope, lo=lo, hi=hi)
+            from ..comparison.paired import check_rope_span
+
+            check_rope_span(self.rule.rope, lo, hi, "until")
         self.null = null
         self.names = tuple(_names) if _names else (name,)
         extra = [v for v in ([null] if null is not None else []) + list(self.rule.rope or ()) if lo <= v <= hi]
@@ -492,9 +492,10 @@ class SequentialCompare(Sequential):
         if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(hi) > float(lo)):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         span = float(hi) - float(lo)
-        if rope is not None and rule.rope[0] <= -span and rule.rope[1] >= span:  # named here: from rope, not until
-            raise V.ArgumentError("{rope}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}] "
-                                  "of the difference", "rope", region=rule.rope, lo=-span, hi=span)
+        if rope is not None:  # named here: the region came from rope, not until
+            from ..comparison.paired import check_rope_span
+
+            check_rope_span(rule.rope, -span, span, of=" of the difference")
         if not (isinstance(names, (tuple, list)) and len(names) == 2):
             raise V.InputTypeError("names must be two model names, e.g. ('new', 'base')")
         super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid,

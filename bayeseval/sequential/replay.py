@@ -218,12 +218,9 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     trials = V.integer(trials, "trials", minimum=1)
     replays = V.integer(replays, "replays", minimum=1)
     fixed_replays = max(replays, 400) if fixed_replays is None else V.integer(fixed_replays, "fixed_replays",
-                                                                              minimum=1)
-    null_replays = replays if null_replays is None else V.integer(null_replays, "null_replays", minimum=0)
-    for name, value in (("fixed_replays", fixed_replays), ("null_replays", null_replays)):
-        if value > V.LIMITS["replays"]:  # the cap on replays holds for every kind
-            raise ValueError(f"{name} = {value:,} is above the cap of {int(V.LIMITS['replays']):,} "
-                             "(raise it with bayeseval.set_limits(replays=...))")
+                                                                              minimum=1, limit="replays")
+    null_replays = replays if null_replays is None else V.integer(null_replays, "null_replays", minimum=0,
+                                                                  limit="replays")
     seed = V.integer(seed, "seed", minimum=0)
     alpha = V.confidence(alpha, "alpha")
     rule = parse_until(until)
