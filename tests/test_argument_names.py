@@ -83,3 +83,50 @@ def test_classify_names_labels(tmp_path, capsys):
                                  "every class"]
     with pytest.raises(ValueError, match=r"^labels does not list 'b', which the data hold"):
         classification(["a", "b"], ["b", "a"], labels=["a"])
+
+
+def _template_calls():
+    """Every ``ArgumentError(template, *names, **values)`` in the package whose template is a string literal (or
+    literals joined by ``+``, a ``"{" + name + "}"`` slot taken as a wildcard), with its slot names, its argument
+    names and its value names; calls with ``*args`` or ``**kwargs`` are left out."""
+    import ast
+    import string
+
+    def literal(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = literal(node.left), literal(node.right)
+            return None if left is None or right is None else left + right
+        return "\x00" if isinstance(node, ast.Name) else None  # a slot name held in a variable
+
+    for path in sorted((ROOT / "bayeseval").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            func = getattr(node, "func", None)
+            name = getattr(func, "attr", getattr(func, "id", None))
+            if not isinstance(node, ast.Call) or name != "ArgumentError" or not node.args:
+                continue
+            template = literal(node.args[0])
+            if template is None or any(isinstance(a, ast.Starred) for a in node.args) or any(
+                    k.arg is None for k in node.keywords):
+                continue
+            slots = {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(template) if f}
+            names = {a.value for a in node.args[1:] if isinstance(a, ast.Constant)}
+            dynamic = any(not isinstance(a, ast.Constant) for a in node.args[1:])
+            values = {k.arg for k in node.keywords if k.arg != "prefix"}
+            yield f"{path.relative_to(ROOT)}:{node.lineno}", slots, names, values, dynamic
+
+
+def test_every_error_template_names_its_slots():
+    """A slot without a name or value (a typo) raises KeyError inside the error's constructor, on an error path that
+    may be reached rarely; a name or value without a slot is dropped from the message silently.  Checked on every
+    call in the package, so such a typo fails here instead of in front of a user."""
+    calls = list(_template_calls())
+    assert len(calls) >= 25  # the checker finds the package's calls (it silently found none if the parse broke)
+    for where, slots, names, values, dynamic in calls:
+        slots = {s for s in slots if "\x00" not in s}
+        given = names | values
+        if not dynamic:
+            assert slots <= given, f"{where}: slots {sorted(slots - given)} have no name or value"
+        assert (names | values) <= slots | ({"\x00"} if dynamic else set()), \
+            f"{where}: {sorted(given - slots)} given but not in the template"
