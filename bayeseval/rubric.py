@@ -9,9 +9,15 @@ report each dimension with its uncertainty, not a weighted average, and to state
 * **each dimension's mean rating** with a credible interval: the ratings of an item by its judges are the
   trials of a question, scores on the scale ``[lo, hi]`` (:mod:`bayeseval.posterior.scores`: population
   scope = the Dirichlet-process posterior over items; benchmark scope = these items, the judges' spread as
-  the error);
-* **constraint metrics**: the share of (item, judge) ratings that meet every stated minimum
-  (``{"consistency": 4, "fluency": 4}``), a 0/1 outcome per rating, estimated as ``avg`` of 0/1 outcomes;
+  the error).  The value is the mean over items of an item's mean rating,
+  ``(1/M) sum_i (1/n_i) sum_j r_ij`` for ``M`` items with ``n_i`` ratings each (avg@N over questions);
+* **constraint metrics**: the mean over items of the share of an item's ratings that meet every stated
+  minimum (``{"consistency": 4, "fluency": 4}``), ``(1/M) sum_i (1/n_i) sum_j 1[r_ij meets every minimum]``:
+  a 0/1 outcome per (item, judge) rating, estimated as ``avg`` of 0/1 outcomes with the judges as trials.
+  Items weigh equally, whatever their number of ratings: the estimand is per item, as avg@N is per question
+  (Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640: questions are the sampling units).  When items
+  carry unequal numbers of ratings this differs from the pooled share of all ratings (an item rated by 10
+  judges counts once, not 10 times); a note says so when the pooled value lies outside the interval;
 * **how the dimensions move together**: Spearman's rho between dimensions over the per-(item, system)
   judge-mean ratings, with a percentile bootstrap interval that resamples items (all systems of an item
   together);
@@ -21,10 +27,13 @@ report each dimension with its uncertainty, not a weighted average, and to state
   matrices (:func:`krippendorff_alpha`), so 2,000 resamples cost one matrix product.
 
 :func:`compare_rubric` compares two systems on the same items, dimension by dimension (the paired score
-comparison of :func:`bayeseval.compare`), with Holm's adjustment over the dimensions.
+comparison of :func:`bayeseval.compare`), with Holm's adjustment over the dimensions.  Its ``A - B`` is the
+observed paired difference over the shared items, ``(1/M) sum_i (rbar_Ai - rbar_Bi)`` (the difference of the
+two systems' mean ratings on those items), beside the posterior mean; the interval is the posterior's, reaching
+out to the observed value where it lies outside (as :func:`bayeseval.classification.compare_classifiers` does).
 
 References: Krippendorff (2011), Departmental Papers (ASC) 43; Hayes & Krippendorff (2007), Commun. Methods
-Meas. 1(1) (bootstrapping alpha); Fabbri et al. (2021), TACL 9 (SummEval).
+Meas. 1(1) (bootstrapping alpha); Fabbri et al. (2021), TACL 9 (SummEval); Miller (2024), arXiv:2411.00640.
 
 >>> import pandas as pd
 >>> t = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3] * 2, "system": ["s"] * 6 + ["t"] * 6,
@@ -46,7 +55,7 @@ import numpy as np
 from . import validate as V
 from ._protocol import Result, check_choice
 from ._text import html_table, pct, text_table
-from .comparison.paired import compare
+from .comparison.paired import compare, reach_value
 from .comparison.paired_tests import adjust
 from .posterior import SCOPES
 from .results import DEFAULT_SEED, Estimate, estimate
@@ -332,8 +341,8 @@ def _scale(scale: Any) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class Rubric(Result):
-    """Per system and dimension: mean-rating estimates; constraint pass rates; dimension correlations;
-    judge agreement."""
+    """Per system and dimension: the mean over items of an item's mean rating; per system the pass rate (the
+    mean over items of the share of an item's ratings that pass); dimension correlations; judge agreement."""
 
     systems: list
     dimensions: list
@@ -367,7 +376,8 @@ class Rubric(Result):
 
         from .results import Evaluation
 
-        out = [dataclasses.replace(self.estimates[s, d], metric=d, model=s) for s in self.systems for d in self.dimensions]
+        out = [dataclasses.replace(self.estimates[s, d], metric=d, model=s)
+               for s in self.systems for d in self.dimensions]
         out += [dataclasses.replace(e, metric="passes", model=s) for s, e in self.passing.items()]
         return Evaluation(out)
 
@@ -392,10 +402,11 @@ class Rubric(Result):
 
     def summary(self) -> str:
         head, rows = self._rows()
-        lines = [f"mean rating on [{self.scale[0]:g}, {self.scale[1]:g}], {self.scope} scope, "
-                 f"{pct(self.level)} intervals" + (f"; passes: {_rule_text(self.constraints)} (share of ratings)"
-                                                  if self.constraints else ""), "",
-                 text_table(head, rows)]
+        lines = [f"mean over items of an item's mean rating on [{self.scale[0]:g}, {self.scale[1]:g}], "
+                 f"{self.scope} scope, {pct(self.level)} intervals"]
+        if self.constraints:
+            lines.append(f"passes: {_rule_text(self.constraints)}, as the {PASS_LABEL}")
+        lines += ["", text_table(head, rows)]
         widened = [s for s, e in self.passing.items() if e.interval == "exact+betting"]
         if widened:
             lines.append(f"passes of {', '.join(widened)}: few items carry the share, so the interval's far end is a "
@@ -432,6 +443,24 @@ def _no_nan(x: Any) -> Any:
     return x
 
 
+#: what the pass rate is, in every label and message
+PASS_LABEL = "mean over items of the share of an item's ratings that pass"
+
+
+def _pooled_note(R: np.ndarray, e: Estimate, what: str) -> str | None:
+    """A note when the item-weighted ``e.value = (1/M) sum_i (1/n_i) sum_j R_ij`` and the pooled mean of all
+    ratings ``sum_ij R_ij / sum_i n_i`` differ by more than the interval says: items carry unequal numbers of
+    ratings ``n_i`` (with equal ones the two are the same number) and the pooled value lies outside
+    ``[e.lo, e.hi]``.  ``R``: items x judges, NaN = not rated."""
+    n = np.sum(~np.isnan(R), axis=1)
+    pooled = float(np.nansum(R) / n.sum())
+    if n.min() == n.max() or e.lo <= pooled <= e.hi:
+        return None
+    return (f"{what}: items carry {n.min()} to {n.max()} ratings; the reported {e.value:.3f} weighs every item "
+            f"equally however many ratings it has, while the pooled value over all {n.sum()} ratings, {pooled:.3f}, "
+            f"lies outside its interval [{e.lo:.3f}, {e.hi:.3f}] (docs/rubric.md)")
+
+
 def _rule_text(constraints: dict) -> str:
     return " and ".join(f"{k} >= {v:g}" for k, v in constraints.items())
 
@@ -442,7 +471,10 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
            resamples: int = 2000, seed: int | None = None, dimension: str | None = None,
            rating: str = "rating") -> Rubric:
     """Every system's mean rating per dimension with intervals, constraint pass rates, the dimensions'
-    correlation and the judges' agreement (see the module docstring).
+    correlation and the judges' agreement (see the module docstring).  Both the mean rating and the pass rate
+    weigh items equally: ``(1/M) sum_i (1/n_i) sum_j x_ij`` over the ``n_i`` ratings ``x_ij`` of item ``i`` (the
+    rating; for the pass rate 1 where it meets every minimum, else 0); a note says when the pooled mean of all
+    ratings lies outside the interval (items with very unequal numbers of ratings).
 
     ``table``: a DataFrame (or records) with columns ``item``, ``system``, ``judge`` and one per dimension
     (``dimensions=None``: every other numeric column); ``scale``: the rating scale ``(lo, hi)``;
@@ -471,12 +503,15 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
                 warnings.simplefilter("ignore")
                 est[s, d] = estimate(R, "avg", score_range=scale, missing=np.nan, scope=scope, level=level,
                                      seed=seed, model=s)
+            notes.append(_pooled_note(R, est[s, d], f"{s} / {d} (mean over items of an item's mean rating)"))
         if rules:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 P, _ = _rated(_pass_matrix(frame, s, rules), sorted(set(frame[ITEM][frame[SYSTEM] == s])),
                               f"{s} / passes", notes)
                 passing[s] = estimate(P, "avg", missing=np.nan, scope=scope, level=level, seed=seed, model=s)
+            notes.append(_pooled_note(P, passing[s], f"{s} / passes ({PASS_LABEL})"))
+    notes = [n for n in notes if n is not None]
     corr = []
     rng = np.random.default_rng(seed)
     if correlation and len(dims) >= 2:
@@ -543,7 +578,9 @@ def _spearman_rows(x: np.ndarray, y: np.ndarray, rows, keep: np.ndarray, ranked:
 # ----------------------------------------------------------------------------- two systems
 @dataclass(frozen=True)
 class RubricComparison(Result):
-    """Two systems on the same items, per dimension (and the constraint pass rate), Holm-adjusted."""
+    """Two systems on the same items, per dimension (and the constraint pass rate), Holm-adjusted.  Each row's
+    ``delta`` is the observed paired difference over the shared items, ``mean`` the posterior mean, and
+    ``[lo, hi]`` the credible interval (it contains ``delta``)."""
 
     names: tuple
     rows: list
@@ -566,7 +603,9 @@ class RubricComparison(Result):
         rows = [[r["dimension"], f"{r['delta']:+.3f}", f"[{r['lo']:+.3f}, {r['hi']:+.3f}]", f"{r['p_a_better']:.3f}",
                  f"{r['p_value']:.4g}", f"{r['p_holm']:.4g}", r["verdict"]] for r in self.rows]
         return (f"{a} vs {b}, {self.scope} scope, {pct(self.level)} intervals; a dimension is decided when its "
-                f"Holm-adjusted sign-flip p <= {1 - self.level:.2g}\n\n" + text_table(head, rows)
+                f"Holm-adjusted sign-flip p <= {1 - self.level:.2g}\n{a} - {b}: the mean over shared items of the "
+                "difference of the item's mean ratings (passes: of the shares of its ratings that pass)\n\n"
+                + text_table(head, rows)
                 + "".join(f"\nnote: {n}" for n in self.notes))
 
     def __repr__(self) -> str:
@@ -580,7 +619,14 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
     """System ``a`` against ``b`` on the same items: per dimension, :func:`bayeseval.compare` of their mean
     ratings (paired by item; the judges' ratings are the trials), and of the constraint pass rate when
     ``constraints`` are given; the sign-flip p-values are Holm-adjusted over the rows (Holm 1979), and a row
-    names a winner only when its adjusted p is at most ``1 - level``."""
+    names a winner only when its adjusted p is at most ``1 - level``.
+
+    A row's ``delta`` is the observed paired difference ``(1/M) sum_i (xbar_Ai - xbar_Bi)`` over the ``M``
+    items rated for both (``xbar`` an item's mean rating, or its share of passing ratings), which equals the
+    difference of the two systems' :func:`rubric` values on those items; ``mean`` is the posterior mean (the
+    Dirichlet-process posterior's prior pseudo-item pulls it a little), and ``[lo, hi]`` the posterior interval,
+    reaching out to ``delta`` where it lies outside (:func:`bayeseval.comparison.paired.reach_value`), as
+    :func:`bayeseval.classification.compare_classifiers` reports its value with the interval around it."""
     import warnings
 
     scope = check_choice(scope, "scope", SCOPES)
@@ -621,7 +667,10 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
             c = compare(A, Bm, names=(a, b), scope=scope, level=level, seed=seed, resamples=resamples,
                         missing=np.nan, **kw)
         p = c.permutation.p_value if c.permutation is not None else math.nan
-        out.append({"dimension": label, "delta": c.delta.mean, "lo": c.delta.lo, "hi": c.delta.hi,
+        value = float(np.mean(np.nanmean(A, axis=1) - np.nanmean(Bm, axis=1)))  # observed, items weighed equally
+        span = scale[1] - scale[0] if d is not None else 1.0  # the difference's range: [-span, span]
+        lo, hi = reach_value(c.delta.lo, c.delta.hi, value, c.draws(), level, (-span, span))
+        out.append({"dimension": label, "delta": value, "mean": c.delta.mean, "lo": lo, "hi": hi,
                     "p_a_better": c.p_a_better, "p_value": p, "mid_p": c.permutation["mid_p"] if c.permutation else p})
     holm = adjust([r["p_value"] for r in out], ("holm",))["holm"]
     for r, h in zip(out, holm):

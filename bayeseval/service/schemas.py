@@ -425,7 +425,8 @@ class RubricRequest(_Body):
     scale: Annotated[list[Bounded], Field(min_length=2, max_length=2)] = Field(
         default_factory=lambda: [1.0, 5.0], description="[lo, hi]: the rating scale")
     constraints: Optional[dict[Name, Bounded]] = Field(
-        None, description="pass rule {dimension: minimum}: the share of ratings meeting every minimum is reported")
+        None, description="pass rule {dimension: minimum}: the mean over items of the share of an item's ratings "
+                          "meeting every minimum is reported")
     a: Optional[Name] = Field(None, description="compare this system ...")
     b: Optional[Name] = Field(None, description="... with this one, per dimension (Holm-adjusted)")
     measurement: Literal["ordinal", "interval", "nominal", "ratio"] = "ordinal"
