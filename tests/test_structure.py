@@ -22,7 +22,7 @@ PKG = Path(be.__file__).resolve().parent
 # Layers from the bottom up; a module may import from its own layer or any layer below it.
 LAYERS = [
     ("base", ["bayeseval.validate", "bayeseval._text", "bayeseval._protocol", "bayeseval.intervals",
-              "bayeseval._argtypes"]),
+              "bayeseval._argtypes", "bayeseval._json"]),
     ("counts", ["bayeseval.counts", "bayeseval.scores"]),
     ("metrics", ["bayeseval.metrics", "bayeseval.targets", "bayeseval.aisbench", "bayeseval.scorio"]),
     ("priors", ["bayeseval.priors"]),

@@ -24,6 +24,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .._json import loads, too_deep
+
 __all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "same", "int_id", "numeric_items",
            "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
            "no_duplicate_keys", "stacklevel"]
@@ -86,8 +88,9 @@ def no_duplicate_keys(pairs: list) -> dict:
     return out
 
 
-def load_json(path: Path, where: str, *, strict_keys: bool = False) -> Any:
-    """Decode a JSON file; a missing, unreadable or malformed file raises ValueError naming it.
+def load_json(path: Path, where: str, *, strict_keys: bool = False, expected: str = "a JSON document") -> Any:
+    """Decode a JSON file; a missing, unreadable, malformed or too deeply nested file raises ValueError naming it
+    (the last says ``expected``, what the file should hold).
 
     ``strict_keys``: a key written twice in one object is an error (else JSON keeps the last).
     """
@@ -99,14 +102,17 @@ def load_json(path: Path, where: str, *, strict_keys: bool = False) -> Any:
         raise _open_error(exc, where, "a JSON file") from None
     try:
         return json.loads(text, object_pairs_hook=no_duplicate_keys if strict_keys else None)
+    except RecursionError:
+        raise too_deep(where, expected) from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except ValueError as exc:  # no_duplicate_keys
         raise ValueError(f"{where}: {exc}") from None
 
 
-def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, decoded object)`` for each non-blank line of a JSON-lines file."""
+def iter_jsonl(path: Path, where: str, expected: str = "one JSON value per line") -> Iterator[tuple[int, Any]]:
+    """``(line number, decoded object)`` for each non-blank line of a JSON-lines file (``expected``: what a line
+    holds, said when one is nested too deeply)."""
     try:
         fh = Path(path).open(encoding="utf-8-sig")
     except OSError as exc:
@@ -117,7 +123,7 @@ def iter_jsonl(path: Path, where: str) -> Iterator[tuple[int, Any]]:
                 if not line.strip():
                     continue
                 try:
-                    yield ln, json.loads(line)
+                    yield ln, loads(line, f"{where}: line {ln}", expected)
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{where}: line {ln}: not valid JSON (column {exc.colno}: {exc.msg})") from None
         except UnicodeDecodeError as exc:

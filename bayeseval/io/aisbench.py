@@ -92,7 +92,7 @@ def _read_predictions(path: Path, where: str) -> list[dict]:
     """``predictions/<model>/<dataset>.jsonl`` (or the older ``.json`` dict) -> list of records with an ``id``."""
     out = []
     if path.suffix == ".json":
-        data = load_json(path, where)
+        data = load_json(path, where, expected="an AISBench predictions file (a JSON object keyed by question index)")
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected an object keyed by question index, got {show(data)}")
         for key, rec in data.items():
@@ -103,7 +103,7 @@ def _read_predictions(path: Path, where: str) -> list[dict]:
             else:   # keyed by position: the key is the question index only with one entry per question
                 out.append({**rec, "id": int_id(key, f"{where}: key {key!r}"), "_positional": True})
         return out
-    for ln, rec in iter_jsonl(path, where):
+    for ln, rec in iter_jsonl(path, where, "one prediction object per line"):
         if not isinstance(rec, dict):
             raise ValueError(f"{where}: line {ln}: expected an object, got {show(rec)}")
         if "id" not in rec:
@@ -325,7 +325,7 @@ def read_aisbench_results(path: str | Path, *, model: str | None = None, dataset
         ppath = Path(predictions)
         pwhere = where_of(ppath, root)
         preds = _read_predictions(ppath, pwhere)
-    results = load_json(path, where)
+    results = load_json(path, where, expected="an AISBench results file (a JSON object of metrics and details)")
     return parse_aisbench_results(results, predictions=preds, model=model, dataset=dataset, regroup=regroup,
                                   where=where, predictions_where=pwhere)
 

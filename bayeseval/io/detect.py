@@ -82,7 +82,7 @@ def _file(path: Path) -> str | None:
         line = _head(path, 65536).split("\n", 1)[0]
         try:
             first = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):   # not JSON, or nested too deeply: the reader says which
             return None
         return "lm-eval" if isinstance(first, dict) and "doc_id" in first else None
     if suffix == ".json":

@@ -58,6 +58,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .._json import loads
 from ._vendor import code_scores, check_label, check_scores, load_json, reported_mismatch, show, where_of
 from .outcomeset import OutcomeSet, Run
 
@@ -235,7 +236,7 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
 
 def _read_zip_json(z: zipfile.ZipFile, name: str, where: str) -> Any:
     try:
-        return json.loads(z.read(name).decode("utf-8"))
+        return loads(z.read(name).decode("utf-8"), f"{where}: {name}", "a JSON member of an inspect_ai .eval log")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: {name}: not valid JSON ({exc})") from None
 
@@ -280,7 +281,8 @@ def _read_one(path: Path, root: Path | None, scorer, value_key) -> OutcomeSet:
     if path.suffix == ".eval":
         header, samples = _read_eval(path, where)
         return parse_inspect_log(header, samples, scorer=scorer, value_key=value_key, where=where)
-    return parse_inspect_log(load_json(path, where), scorer=scorer, value_key=value_key, where=where)
+    log = load_json(path, where, expected="an inspect_ai log (a JSON object with 'eval' and 'samples')")
+    return parse_inspect_log(log, scorer=scorer, value_key=value_key, where=where)
 
 
 def read_inspect(path: str | Path, *, scorer: str | None = None, value_key: str | None = None, models=None,

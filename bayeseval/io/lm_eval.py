@@ -224,7 +224,7 @@ def _results_for(folder: Path, date: str, task: str, root: Path) -> tuple[dict |
     cands = [exact] if exact.is_file() else sorted(folder.glob("results_*.json"), reverse=True)
     for path in cands:
         where = where_of(path, root)
-        data = load_json(path, where)
+        data = load_json(path, where, expected="an lm-eval results file (a JSON object with 'results')")
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected a JSON object with 'results', got {show(data)}")
         if path == exact or task in (data.get("results") or {}):
@@ -307,9 +307,9 @@ def read_lm_eval(path_or_folder: str | Path, *, models=None, tasks=None, metric:
             check_label(name, rwhere or where_of(folder, root), "model_name")
             check_label(task, where_of(f, root), "task name (from the file name)")
             where = where_of(f, root)
-            parts.append(parse_lm_eval_samples(iter_jsonl(f, where), task=task, model=str(name), metric=metric,
-                                               filter=filter, single_trial=single_trial, results=results,
-                                               where=where, meta=None))
+            samples = iter_jsonl(f, where, "one lm-eval sample object per line")
+            parts.append(parse_lm_eval_samples(samples, task=task, model=str(name), metric=metric, filter=filter,
+                                               single_trial=single_trial, results=results, where=where, meta=None))
             if rwhere:
                 next(iter(parts[-1])).meta["files"].append(rwhere)
         s = parts[0] if len(parts) == 1 else _stack(parts, f"{where_of(folder, root)}: {task}")

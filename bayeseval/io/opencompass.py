@@ -77,7 +77,7 @@ def _recompute(matrix: np.ndarray, reported: dict) -> dict:
 
 def _read_predictions(path: Path, where: str) -> list[dict]:
     """A predictions dict ``{"0": {...}, ...}`` -> list of entries in key order."""
-    data = load_json(path, where)
+    data = load_json(path, where, expected='an OpenCompass predictions file (a JSON object keyed "0", "1", ...)')
     if not isinstance(data, dict):
         raise ValueError(f"{where}: expected an object keyed \"0\", \"1\", ..., got {show(data)}")
     keyed = {}
@@ -172,7 +172,8 @@ def read_opencompass_results(path: str | Path, *, model: str | None = None, data
         for p in pfiles:
             preds += _read_predictions(p, where_of(p, root))
         pwhere = where_of(pfiles[0], root) + (f" (+{len(pfiles) - 1} parts)" if len(pfiles) > 1 else "")
-    return parse_opencompass_results(load_json(path, where), predictions=preds, model=model, dataset=dataset,
+    results = load_json(path, where, expected="an OpenCompass results file (a JSON object of metrics and details)")
+    return parse_opencompass_results(results, predictions=preds, model=model, dataset=dataset,
                                      where=where, predictions_where=pwhere)
 
 

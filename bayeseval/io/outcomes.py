@@ -129,7 +129,9 @@ def read_outcomes(path: str | Path) -> OutcomeSet:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
-    return parse_outcomes(load_json(path, str(path), strict_keys=True), str(path))
+    doc = load_json(path, str(path), strict_keys=True,
+                    expected=f"a {FORMAT} file (a JSON object with 'format' and 'models')")
+    return parse_outcomes(doc, str(path))
 
 
 def encode_rows(rows) -> list:

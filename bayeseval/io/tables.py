@@ -56,6 +56,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import validate as V
+from .._json import too_deep
 from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show, stacklevel
 from ..scores import score_range_arg
 from .outcomeset import OutcomeSet, Run
@@ -65,6 +66,9 @@ __all__ = ["from_long", "read_long", "read_wide", "read_model_columns", "split_r
 _LONG_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
                  ".parquet": "parquet", ".pq": "parquet"}
 _ROLES = ("model", "question", "trial", "score", "dataset")
+_RECORD = '{"model": ..., "question": ..., "score": ...}'    # a long table's record, for messages
+_ONE_RECORD = f"one record per line, {_RECORD}"                 # a JSON-lines table's line
+_RECORDS = f"a JSON list of records [{_RECORD}, ...] (a long table)"   # a JSON table
 
 
 class _Rows:
@@ -408,6 +412,8 @@ def _read_jsonl(path: Path, where: str, allow_truncated: bool, roles: tuple[str,
             # decode runs only on lines that name a column twice
             twice = any(line.count(q) > 1 for q in quoted)
             rec = json.loads(line, object_pairs_hook=no_duplicate_keys if twice else None)
+        except RecursionError:
+            raise too_deep(f"{where}: line {k + 1}", _ONE_RECORD) from None
         except json.JSONDecodeError as exc:
             if k == last and not text.endswith("\n"):
                 notes.append(_truncated(where, k + 1, f"not valid JSON: {exc.msg} (column {exc.colno})",
@@ -417,8 +423,7 @@ def _read_jsonl(path: Path, where: str, allow_truncated: bool, roles: tuple[str,
         except ValueError as exc:
             raise ValueError(f"{where}: line {k + 1}: {exc}") from None
         if not isinstance(rec, dict):
-            raise ValueError(f"{where}: line {k + 1}: expected an object (one record per line, "
-                             f"{{\"model\": ..., \"question\": ..., \"score\": ...}}), got {show(rec)}")
+            raise ValueError(f"{where}: line {k + 1}: expected an object ({_ONE_RECORD}), got {show(rec)}")
         records.append(rec)
         numbers.append(k + 1)
     if not records:
@@ -429,12 +434,11 @@ def _read_jsonl(path: Path, where: str, allow_truncated: bool, roles: tuple[str,
 def _read_json_records(path: Path, where: str) -> tuple[list, _Rows]:
     from ._vendor import load_json
 
-    data = load_json(path, where, strict_keys=True)
+    data = load_json(path, where, strict_keys=True, expected=_RECORDS)
     if isinstance(data, dict):
         keys = list(data)[:8]
         hint = ("; a bayeseval-outcomes file needs \"format\": \"bayeseval-outcomes/1\"" if "models" in data else "")
-        raise ValueError(f"{where}: expected a JSON list of records [{{\"model\": ..., \"question\": ..., "
-                         f"\"score\": ...}}, ...] (a long table), got an object with keys {keys}{hint}")
+        raise ValueError(f"{where}: expected {_RECORDS}, got an object with keys {keys}{hint}")
     if not isinstance(data, list):
         raise ValueError(f"{where}: expected a JSON list of records (a long table), got {show(data)}")
     if not data:

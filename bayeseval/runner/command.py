@@ -74,7 +74,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
     s.add_argument("--max-tokens", type=_positive_int, default=None, help="max tokens per completion (default: server's)")
     s.add_argument("--seed", type=_nonneg_int, default=0,
                    help="seed of the random question order (default 0); not sent to the server")
-    s.add_argument("--limit", type=_positive_int, default=None, help="only the first N questions of the dataset")
+    s.add_argument("--limit", type=_positive_int, default=None,
+                   help="only the first N questions of the dataset (the lines after them are not checked)")
     d = p.add_argument_group("dataset and scoring")
     d.add_argument("--prompt-field", default="prompt", help="prompt field (default prompt; else 'messages')")
     d.add_argument("--answer-field", default="answer", help="gold answer field (default answer)")

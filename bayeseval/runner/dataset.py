@@ -14,8 +14,10 @@ Each non-blank line is an object::
 * the question id: the ``id`` field (``--id-field``), a string or an integer; without it, the line
   number (1-based).  Ids must be unique.
 
-The whole file is read and checked before any request is sent: a line that is not JSON, is not an
-object, lacks a prompt or an answer, or repeats an id is a ValueError naming the file and line.
+The file is read and checked before any request is sent: a line that is not JSON (or is nested too
+deeply to decode), is not an object, lacks a prompt or an answer, or repeats an id is a ValueError
+naming the file and line.  With ``limit``, reading stops at the ``limit``-th question: the lines after
+it are not decoded or checked (the file's sha256 still covers them).
 
 >>> import json, tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "d.jsonl")
@@ -32,6 +34,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .._json import loads
 
 __all__ = ["Question", "Dataset", "load_dataset"]
 
@@ -70,33 +74,58 @@ def _messages(value: Any, where: str, field: str) -> list:
                      f"{json.dumps(value)[:60]}")
 
 
-def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field: str = "answer",
-                 id_field: str = "id", name: str | None = None, limit: int | None = None) -> Dataset:
-    """Read and check a dataset (see the module docstring); ``limit`` keeps the first questions (every line
-    is still checked).
+def _lines(path: Path, limit: int | None) -> tuple[list[tuple[int, str]], str]:
+    """The numbered non-blank lines of the file, the first ``limit`` of them (all without a limit), and the
+    sha256 of the whole file (the bytes after the last line kept are hashed, not decoded).
 
-    ``sha256`` is the digest of the whole file's bytes (stored with a run, so that a resumed run
-    is known to use the same file).
-    """
-    path = Path(path)
+    Lines end at ``\\n`` only (U+2028 may sit in a string); a line is decoded with its ``\\n`` so that a bad
+    byte is described as in the whole file."""
+    digest = hashlib.sha256()
+    kept: list[tuple[int, str]] = []
     try:
-        raw = path.read_bytes()
+        fh = path.open("rb")
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ValueError(f"{path}: is a folder; the dataset is a JSON-lines file") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    with fh:
+        for ln, raw in enumerate(fh, start=1):
+            digest.update(raw)
+            try:
+                line = raw.decode("utf-8-sig" if ln == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+            if line.strip():
+                kept.append((ln, line))
+                if len(kept) == limit:
+                    break
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return kept, digest.hexdigest()
+
+
+def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field: str = "answer",
+                 id_field: str = "id", name: str | None = None, limit: int | None = None) -> Dataset:
+    """Read and check a dataset (see the module docstring); ``limit`` keeps the first questions and reads no
+    line after them.
+
+    ``sha256`` is the digest of the whole file's bytes, whatever ``limit`` (stored with a run, so that a resumed
+    run is known to use the same file).
+    """
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise ValueError(f"--limit {limit!r}: expected an integer >= 1")
+        if limit < 1:
+            raise ValueError(f"--limit {limit}: must be at least 1")
+    path = Path(path)
+    lines, sha256 = _lines(path, limit)
+    expected = f"a JSON object with a prompt ({prompt_field!r} or 'messages') and an answer ({answer_field!r})"
     questions: list[Question] = []
     seen: dict = {}
-    for ln, line in enumerate(text.split("\n"), start=1):  # JSON Lines end at \n only: U+2028 may sit in a string
-        if not line.strip():
-            continue
+    for ln, line in lines:
         where = f"{path}: line {ln}"
         try:
-            rec = json.loads(line)
+            rec = loads(line, where, expected)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not valid JSON (column {exc.colno}: {exc.msg})") from None
         if not isinstance(rec, dict):
@@ -123,8 +152,4 @@ def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field
         questions.append(Question(len(questions), qid, messages, rec[answer_field], ln))
     if not questions:
         raise ValueError(f"{path}: holds no questions")
-    if limit is not None:
-        if limit < 1:
-            raise ValueError(f"--limit {limit}: must be at least 1")
-        questions = questions[:limit]
-    return Dataset(path, name or path.stem, hashlib.sha256(raw).hexdigest(), questions)
+    return Dataset(path, name or path.stem, sha256, questions)

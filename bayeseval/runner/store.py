@@ -60,8 +60,9 @@ def read_run(folder: Path) -> dict | None:
         return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: not a readable run file ({exc}); use a new --out folder") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        why = "JSON nested too deeply" if isinstance(exc, RecursionError) else exc
+        raise ValueError(f"{path}: not a readable run file ({why}); use a new --out folder") from None
     if not isinstance(doc, dict) or doc.get("format") != RUN_FORMAT or not isinstance(doc.get("config"), dict):
         raise ValueError(f"{path}: not a {RUN_FORMAT} file; use a new --out folder")
     return doc
@@ -166,7 +167,7 @@ class SampleStore:
             try:
                 rec = json.loads(raw.decode("utf-8"))
                 ok = isinstance(rec, dict) and {"question", "sample"} <= set(rec)
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):   # RecursionError: nested too deeply
                 ok = False
             if not ok:
                 if ln == len(lines) and end == len(data):   # the last line itself is broken: redo it too
