@@ -200,6 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "bad_json" and not stream:
             self._send(200, b'{"id": "x", "choices": [{"index": 0, "message": {"content": "tru', ctype="application/json")
             return
+        if fault == "deep" and not stream:  # JSON nested past Python's recursion limit
+            self._send(200, b"[" * 100_000 + b"]" * 100_000, ctype="application/json")
+            return
         if fault == "kill" and not stream:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -243,6 +246,10 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if step == 1 and fault == "bad_json":
                 self._chunk(b'data: {"choices": [{"index": 0, "delta": {"content": "oops"\n\n')
+                self._chunk(b"")
+                return
+            if step == 1 and fault == "deep":
+                self._chunk(b"data: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n")
                 self._chunk(b"")
                 return
             for i, p in enumerate(pieces):

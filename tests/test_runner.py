@@ -146,7 +146,7 @@ def test_dataset_fields_ids_and_messages(tmp_path):
 @pytest.mark.parametrize("stream", [False, True])
 def test_every_failure_kind_is_survived_with_no_lost_or_duplicated_sample(tmp_path, stream):
     data = write_dataset(tmp_path / "d.jsonl", N=10)
-    kinds = ["500", "429", "503", "hang", "bad_json", "kill", "empty", "500", "kill", "bad_json"]
+    kinds = ["500", "429", "503", "hang", "bad_json", "kill", "empty", "deep", "kill", "bad_json"]
     faults = {2 * i + 1: k for i, k in enumerate(kinds)}     # every other request, the first 20
     with OpenAITestServer(faults=faults, hang=2.0, retry_after=0) as srv:
         t0 = time.monotonic()

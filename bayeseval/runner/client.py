@@ -211,7 +211,7 @@ class _Stream:
             return
         try:
             chunk = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested past the decoder's recursion limit: not usable
             raise _malformed(f"SSE chunk is not JSON: {_one_line(data, 80)!r}") from None
         if not isinstance(chunk, dict):
             raise _malformed(f"SSE chunk is not an object: {_one_line(data, 80)!r}")
@@ -287,7 +287,7 @@ class ChatClient:
                     raise _status_error(r.status_code, r.text, r.headers, o.url)
                 try:
                     doc = r.json()
-                except (json.JSONDecodeError, UnicodeDecodeError):
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                     raise _malformed(f"body is not JSON: {_one_line(r.text, 80)!r}") from None
                 return parse_completion(doc)
             async with self._client.stream("POST", o.url, json=self.body(messages, n)) as r:
@@ -396,6 +396,6 @@ def preflight(options: ClientOptions) -> list[str] | None:
     try:
         doc = json.loads(body)
         ids = [m["id"] for m in doc["data"] if isinstance(m, dict) and isinstance(m.get("id"), str)]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
     return ids
