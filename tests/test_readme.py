@@ -576,3 +576,23 @@ def test_tilted_candidate_numbers_quoted_are_the_benchmark_results():
     widest = max(real, key=lambda r: float(r[7]))
     assert f"by a median {median:.2f} times, up to {float(widest[7]):.2f} times" in flat
     assert widest[:3] == ["real: game24 CoT", "15", "16"] and f"covers {widest[4]}% already" in flat
+
+
+def test_exact_law_candidate_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_benchmark_variance_exact.md (the Wilson-type test with the error's law drawn,
+    and two other tilts): the three-cluster cell's pass^8 and maj@8, and the Game of 24 pool's pass^8 widths, each
+    read here from the file's rows."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_benchmark_variance_exact.md").read_text(encoding="utf-8")
+    rows = {tuple(r[:4]): r for r in _table_rows(md, "| pool") if len(r) == 12}
+    assert len(rows) == 9 * 4
+    cell = rows["three clusters", "15", "16", "pass^8"]
+    widths = cell[11].split(" / ")  # tilted / exact / shift, normal / shift / restricted
+    assert f"three clusters at M = 15: {cell[6]}%, width {widths[1]} times the default's" in flat
+    maj = rows["three clusters", "15", "16", "maj@8"]
+    assert f"maj@8 {maj[4]}% to {maj[6]}%)" in flat
+    g15 = rows["real: game24 CoT", "15", "16", "pass^8"][11].split(" / ")
+    g30 = rows["real: game24 CoT", "30", "16", "pass^8"][11].split(" / ")
+    assert (f"still {g15[1]} times as wide at M = 15 and {g30[1]} times at M = 30 (shift: {g15[3]} and {g30[3]}; "
+            f"restricted: {g15[4]} and {g30[4]})") in flat
+    assert rows["real: game24 CoT", "15", "16", "pass^8"][4] == "100.0"
