@@ -1205,9 +1205,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     rb = _sub(sub, "rubric", "rubric ratings on several dimensions: estimates, pass rules, judge agreement",
               "Per system and dimension the mean rating with a credible interval (items are questions, the judges' "
-              "ratings their trials), the share of ratings that pass --require, the dimensions' Spearman "
-              "correlation and Krippendorff's alpha of the judges, each with an interval; with --a and --b, the two "
-              "systems compared per dimension (Holm-adjusted).",
+              "ratings their trials; items weigh equally), the mean over items of the share of an item's ratings that "
+              "pass --require, the dimensions' Spearman correlation and Krippendorff's alpha of the judges, each with "
+              "an interval; with --a and --b, the two systems compared per dimension (Holm-adjusted; A - B is the "
+              "observed paired difference).",
               "  bayeseval rubric ratings.csv --item doc_id --system model_id --judge annotator --scale 1,5\n"
               "  bayeseval rubric ratings.csv --require 'consistency>=4,fluency>=4' --a M22 --b M23")
     rb.add_argument("path", metavar="PATH", help="a table (.csv, .json, .jsonl), one row per (item, system, judge)")
