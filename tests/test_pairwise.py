@@ -192,20 +192,21 @@ def test_repeats_widen_the_interval_by_the_design_effect():
     assert r3.permutation["p_value"] == pytest.approx(r1.permutation["p_value"], abs=1e-12)
 
 
-def test_benchmark_scope_mean_is_the_mean_of_per_item_posterior_means():
+def test_benchmark_scope_is_centred_at_the_mean_of_per_item_shares():
     rng = np.random.default_rng(5)
     p = from_long(battles(40, 5, rng))
     r = win_rate(p, "x", "y", scope="benchmark", draws=20_000)
     counts = p.pair_counts("x", "y")[0]
-    post = (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + 3.0)
-    want = float((post[:, 0] + 0.5 * post[:, 1]).mean())
-    sd = math.sqrt(float((post[:, 0] * (1 - post[:, 0])).sum())) / 40 / math.sqrt(20_000)
-    assert r.mean == pytest.approx(want, abs=6 * sd + 1e-4)
+    share = counts / counts.sum(axis=1, keepdims=True)
+    want = float((share[:, 0] + 0.5 * share[:, 1]).mean())  # the observed mean: no per-item prior pulls it
+    assert r.value == pytest.approx(want, abs=1e-12) and r.mean == pytest.approx(want, abs=1e-12)
+    assert r.lo < want < r.hi
     pop = win_rate(p, "x", "y")
-    assert r.hi - r.lo < pop.hi - pop.lo  # items fixed: no item sampling
+    # items alike here (one share for all): both scopes see the same label noise
+    assert r.hi - r.lo == pytest.approx(pop.hi - pop.lo, rel=0.15)
     assert r.warnings == ()
     one = win_rate(from_long(battles(40, 1, rng)), "x", "y", scope="benchmark")
-    assert any("per-item prior" in w for w in one.warnings)
+    assert any("one label on 40 of 40 items" in w for w in one.warnings)
 
 
 def test_frequentist_companions_on_per_item_net_preference():

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "WIN_A", "WIN_B", "TIE_WORDS"]
+__all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "duplicate_note",
+           "WIN_A", "WIN_B", "TIE_WORDS"]
 
 WIN_A = ("model_a", "a", "1")
 WIN_B = ("model_b", "b", "2")
@@ -36,7 +37,8 @@ class Preferences:
     ``item`` indexes ``items`` (the item ids as given), ``a`` and ``b`` index ``models``,
     ``outcome`` is +1 where ``a`` was preferred, -1 where ``b`` was, 0 for a tie; ``a_first`` is True
     where ``a``'s answer was shown first (None when the order is unknown); ``judge`` indexes ``judges``
-    (None without a judge column).
+    (None without a judge column); ``dropped`` counts the rows left out with ``invalid="drop"``, ``duplicates``
+    the rows that repeat an earlier row exactly (:func:`from_long` without ``repeat=``).
     """
 
     models: tuple
@@ -49,6 +51,7 @@ class Preferences:
     judge: np.ndarray | None = None
     judges: tuple | None = None
     dropped: int = 0  # labels left out with invalid="drop"
+    duplicates: int = 0  # rows identical to an earlier row (item, models, judge, order, verdict), kept as labels
 
     @property
     def n_labels(self) -> int:
@@ -70,7 +73,8 @@ class Preferences:
         used, item = np.unique(self.item[keep], return_inverse=True)
         return Preferences(self.models, tuple(self.items[i] for i in used), item.ravel(), self.a[keep], self.b[keep],
                            self.outcome[keep], None if self.a_first is None else self.a_first[keep],
-                           None if self.judge is None else self.judge[keep], self.judges, self.dropped)
+                           None if self.judge is None else self.judge[keep], self.judges, self.dropped,
+                           self.duplicates)
 
     def pair_counts(self, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Per item that compares ``x`` and ``y``: ``(counts (M, 3) of [x preferred, tie, y preferred],
@@ -110,6 +114,19 @@ class Preferences:
         np.add.at(out, (key, 1 - o), 1)
         judged = np.flatnonzero(out.sum(axis=1))
         return np.column_stack([judged // K, judged % K, out[judged]])
+
+
+def duplicate_note(k: int, judged: bool) -> str:
+    """The warning for ``k`` rows that repeat an earlier row exactly (:attr:`Preferences.duplicates`); ``judged``: the
+    table has a judge column."""
+    if judged:
+        return (f"{k} row(s) repeat an earlier row exactly (same item, models, judge, order and verdict) and are "
+                "counted as separate labels: drop them if the table was duplicated; if the judge labelled the item "
+                "again (a repeat, a second turn), number the repeats (repeat=) or make the turn part of the item id")
+    return ("every row comes with exact copies (same item, models, order and verdict), as if the table were written "
+            "more than once: "
+            f"{k} row(s) repeat an earlier one and are counted as separate labels; drop them if so, or name the judge "
+            "column (judge=) or number the repeats (repeat=) if they are distinct labels")
 
 
 def _column(data: Any, name: str, what: str, allow_missing: bool = False) -> np.ndarray:
@@ -196,10 +213,14 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     column saying which answer was shown first (``model_a`` / ``a`` / ``model_b`` / ``b`` or a model
     name); ``shown_first="model_a"`` declares instead that ``model_a`` was always shown first (Arena
     logs put it on the left).  ``repeat`` names a column numbering repeats: then (item, models, judge,
-    order, repeat) must be unique.  ``invalid="drop"`` leaves out rows whose winner is missing or not
-    understood (unparseable judge verdicts) instead of raising.  ``codes_only=True`` reads the winner as a
-    code only, never as a model name (a verdict that is both a code and a model name of its row is
-    otherwise refused as ambiguous).  Item ids must be all numbers or all text.
+    order, repeat) must be unique.  Without it, rows that repeat an earlier row exactly (item, models, judge,
+    order, verdict) are kept as labels and warned about, naming how many (:attr:`Preferences.duplicates`; the
+    results of :func:`win_rate` and :func:`bradley_terry` repeat the warning): with a judge column, wherever they
+    occur; without one, copies are read as anonymous labels unless every distinct row comes a multiple of
+    ``k >= 2`` times over several items (a table written ``k`` times).  ``invalid="drop"`` leaves out rows
+    whose winner is missing or not understood (unparseable judge verdicts) instead of raising.
+    ``codes_only=True`` reads the winner as a code only, never as a model name (a verdict that is both a code
+    and a model name of its row is otherwise refused as ambiguous).  Item ids must be all numbers or all text.
     """
     if invalid not in ("raise", "drop"):
         raise ValueError(f"invalid must be 'raise' or 'drop', got {invalid!r}")
@@ -261,9 +282,29 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     keep = out != -2
     if not keep.any():
         raise ValueError(f"no row of {winner!r} could be read")
+    item_text = np.array([_text(v) for v in ids], dtype=object)
+    dups = 0
+    if repeat is None:  # exact copies of earlier rows: with a judge column, the same judge's verdict twice; without
+        # one, copies are anonymous labels unless every distinct row comes a multiple of k >= 2 times over several
+        # items (the table written k times)
+        import pandas as pd
+
+        key = {"item": item_text, "a": ma, "b": mb, "o": out}
+        if jd is not None:
+            key["j"] = jd
+        if a_first is not None:
+            key["f"] = a_first
+        frame = pd.DataFrame(key)[keep]
+        dups = int(frame.duplicated(keep="first").sum())
+        if jd is None and (np.gcd.reduce(frame.value_counts().to_numpy()) < 2 or frame["item"].nunique() < 2):
+            dups = 0
+        if dups:
+            import warnings
+
+            warnings.warn(duplicate_note(dups, jd is not None), UserWarning, stacklevel=2)
     models = tuple(sorted(set(ma[keep]) | set(mb[keep])))
     code = {m: i for i, m in enumerate(models)}
-    item_ids, item_idx = np.unique(np.array([_text(v) for v in ids[keep]], dtype=object), return_inverse=True)
+    item_ids, item_idx = np.unique(item_text[keep], return_inverse=True)
     judges = None
     jcode = None
     if jd is not None:
@@ -271,7 +312,7 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
         judges, jcode = tuple(judges), jcode.ravel()
     return Preferences(models, tuple(item_ids), item_idx.ravel(), np.array([code[m] for m in ma[keep]]),
                        np.array([code[m] for m in mb[keep]]), out[keep], None if a_first is None else a_first[keep],
-                       jcode, judges, dropped=int((~keep).sum()))
+                       jcode, judges, dropped=int((~keep).sum()), duplicates=dups)
 
 
 def from_wide(data: Any, judges: list[str], *, item: str = "item", model_a: str = "model_a",

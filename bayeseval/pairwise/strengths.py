@@ -46,7 +46,7 @@ from scipy import optimize, stats
 from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import pct, text_table
-from .data import Preferences
+from .data import Preferences, duplicate_note
 
 __all__ = ["bradley_terry", "Strengths", "ELO_SCALE"]
 
@@ -127,6 +127,7 @@ class Strengths(Result):
     pairs_judged: int
     cov: np.ndarray = field(repr=False)
     warnings: tuple = ()
+    ties_left_out: int = 0  # tie labels not used (ties="exclude"); n_labels counts the labels used
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> dict:
         if level not in (None, self.level) or method not in (None, "normal"):
@@ -145,8 +146,8 @@ class Strengths(Result):
                  "elo": self.elo[m], "p_best": self.p_best[m], "expected_rank": self.expected_rank[m],
                  "p_rank": self.rank_probs[k].tolist()} for k, m in enumerate(self.models)]
         return {"models": rows, "ties": self.ties, "tie_parameter": self.tie_parameter, "covariance": self.covariance,
-                "level": self.level, "n_labels": self.n_labels, "n_items": self.n_items,
-                "pairs_judged": self.pairs_judged, "warnings": list(self.warnings)}
+                "level": self.level, "n_labels": self.n_labels, "ties_left_out": self.ties_left_out,
+                "n_items": self.n_items, "pairs_judged": self.pairs_judged, "warnings": list(self.warnings)}
 
     def to_frame(self):
         import pandas as pd
@@ -157,8 +158,10 @@ class Strengths(Result):
         rows = [[m, f"{self.strength[m]:+.3f}", f"[{self.lo[m]:+.3f}, {self.hi[m]:+.3f}]", f"{self.elo[m]:.0f}",
                  f"{self.p_best[m]:.3f}", f"{self.expected_rank[m]:.2f}"] for m in self.models]
         K = len(self.models)
+        used = (f"{self.n_labels} decided labels (ties left out: {self.ties_left_out})" if self.ties == "exclude"
+                else f"{self.n_labels} labels")
         head = (f"{'Davidson' if self.ties == 'davidson' else 'Bradley-Terry'} strengths (ties {self.ties}), "
-                f"{pct(self.level)} intervals, {self.covariance} covariance; {self.n_labels} labels on {self.n_items} "
+                f"{pct(self.level)} intervals, {self.covariance} covariance; {used} on {self.n_items} "
                 f"items, {self.pairs_judged} of {K * (K - 1) // 2} pairs judged")
         out = [head, text_table(["model", "strength", "interval", "Elo", "P(best)", "E[rank]"], rows, right=(1, 3, 4, 5))]
         if self.tie_parameter:
@@ -251,6 +254,9 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
     if judged < K * (K - 1) // 2:
         warns.append(f"{judged} of {K * (K - 1) // 2} pairs were judged: unjudged pairs are compared through the "
                      "others, which assumes the model's transitivity")
+    if prefs.duplicates:
+        warns.append(duplicate_note(prefs.duplicates, prefs.judges is not None))
+    ties_out = int((prefs.outcome == 0).sum()) if ties == "exclude" else 0
     tie_par = None
     if davidson:
         se = math.sqrt(max(Sigma[K, K], 0.0))
@@ -262,8 +268,9 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
         elo={names[i]: float(1000.0 + ELO_SCALE * beta[i]) for i in idx}, rank_probs=probs[idx],
         p_best={names[i]: float(probs[i, 0]) for i in idx},
         expected_rank={names[i]: float(ranks[:, i].mean()) for i in idx}, ties=ties, tie_parameter=tie_par,
-        covariance=cov_name, level=level, n_labels=prefs.n_labels, n_items=prefs.n_items, pairs_judged=judged,
-        cov=cov[np.ix_(idx, idx)], warnings=tuple(warns))
+        covariance=cov_name, level=level, n_labels=prefs.n_labels - ties_out,
+        n_items=int(np.unique(prefs.item[prefs.outcome != 0]).size) if ties_out else prefs.n_items, pairs_judged=judged,
+        cov=cov[np.ix_(idx, idx)], warnings=tuple(warns), ties_left_out=ties_out)
 
 
 def _check_connected(prefs: Preferences, I: np.ndarray, J: np.ndarray) -> None:

@@ -1,19 +1,26 @@
 r"""Two systems judged head to head: win rate, P(A preferred over B), position bias.
 
 Per item ``i`` the labels give counts ``(w_i, t_i, l_i)`` of A preferred, tie, B preferred (over
-judges, repeats and both presentation orders).  Pooled over items, ``W, T, L`` and ``n = W + T + L``.
+judges, repeats and both presentation orders), ``n_i`` labels and shares ``s_i = (w_i, t_i, l_i) / n_i``.
+**Items are weighted equally** in every number shown: the item is the unit sampled, so an item judged 60
+times counts once, as in the verdict's test.  The mean shares ``sbar = (1/M) sum_i s_i`` give the win rate,
+``sbar_w + sbar_t / 2`` with ties split and ``sbar_w / (sbar_w + sbar_l)`` with ties excluded; with the same
+number of labels on every item they are the pooled label shares ``(W, T, L) / n``.  A label-pooled rate
+that falls outside the interval (items carrying very different numbers of labels) is named in a warning.
 
-**Population scope** (items are a sample from a pool; the default).  The pool's shares of labels
+**Population scope** (items are a sample from a pool; the default).  The pool's mean shares
 ``(theta_w, theta_t, theta_l)`` get a Dirichlet posterior,
 
-.. math::  (\theta_w, \theta_t, \theta_l) \sim \mathrm{Dirichlet}(a + W/D,\ a + T/D,\ a + L/D),
+.. math::  (\theta_w, \theta_t, \theta_l) \sim \mathrm{Dirichlet}(a + n_e\,\bar s_w,\ a + n_e\,\bar s_t,\
+           a + n_e\,\bar s_l), \qquad n_e = \frac{M^2}{D \sum_i 1/n_i},
 
-with ``a`` the prior count per outcome (default 1) and ``D`` the design effect of the item-clustered
-labels (Rao & Scott 1981, JASA 76(374); Kish 1965): the clustered variance of the net preference
-``(W - L)/n`` over its multinomial variance, floored at 1, exactly 1 with one label per item (one design
-effect serves every share: a first-order correction).  The reported rate is the observed one; its
-interval is widened to contain it where the prior pulls the posterior away (all wins, all losses).
-Then, in closed form,
+with ``a`` the prior count per outcome (default 1), ``M^2 / sum_i (1/n_i)`` the number of labels the
+item-weighted mean is worth when labels are independent (``n`` when every item has the same number), and
+``D`` the design effect of the item-clustered labels (Rao & Scott 1981, JASA 76(374); Kish 1965): the
+clustered variance of the mean net preference ``(1/M) sum_i (w_i - l_i) / n_i`` over its variance under
+independent labels, floored at 1, exactly 1 with one label per item (one design effect serves every share:
+a first-order correction).  The reported rate is the observed one; its interval is widened to contain it
+where the prior pulls the posterior away (all wins, all losses).  Then, in closed form,
 
 .. math::  P(\theta_w > \theta_l) = 1 - I_{1/2}(a_w, a_l), \qquad
            \frac{\theta_w}{\theta_w + \theta_l} \sim \mathrm{Beta}(a_w, a_l)
@@ -25,10 +32,27 @@ quadrature, no sampling; quantiles by root finding).  With one label per item th
 posterior of a multinomial; with several it rests on the design-effect correction, whose coverage
 ``benchmarks/coverage_pairwise.py`` measures.
 
-**Benchmark scope** (these items fixed; only the judges' randomness): each item's own shares get a
-Dirichlet(a, a, a) prior and its counts; the estimand is their mean over items, its posterior from
-draws (per-item Dirichlet draws, vectorised).  With one or two labels per item the per-item prior
-decides much of it: a warning says so.
+**Benchmark scope** (these items fixed; only the judges' randomness).  Item ``i`` has its own probabilities
+``pi_i = (pi_w, pi_t, pi_l)``; the estimand is their mean over the items, ``theta_B = (1/M) sum_i
+(pi_w,i + pi_t,i / 2)`` with ties split, ``sum_i pi_w,i / sum_i (pi_w,i + pi_l,i)`` with ties excluded.  Each
+label is a score ``v`` (1, 1/2, 0 for A, tie, B) and ``s_i . v`` is unbiased for item ``i``'s part, so the
+estimate is the observed mean (no per-item prior, no shrinkage) and its error is the finite labels per item:
+
+.. math::  \mathrm{Var}(\hat\theta_B) = \frac{1}{M^2} \sum_i \frac{\sigma_i^2}{n_i}, \qquad
+           \sigma_i^2 = \sum_k \pi_{k,i} v_k^2 - \Big(\sum_k \pi_{k,i} v_k\Big)^2,
+
+estimated without bias by the within-item sample variance of the labels, ``hat sigma_i^2 = n_i / (n_i - 1)
+sum_k s_k,i (v_k - s_i . v)^2`` (for 0/1 labels ``p_hat (1 - p_hat) n / (n - 1)``), for ``n_i >= 2``.  That
+is the mean-score posterior of :mod:`bayeseval.posterior.scores` with the labels as scores (a t interval with
+Welch-Satterthwaite degrees of freedom).  An item with one label cannot show its ``sigma_i^2``: those items
+take the spread of their labels across items, an upper bound on average (it adds how much the items
+differ; a warning says so); with one label per item that is the Bayesian bootstrap over items, about as wide
+as the population scope.
+Ties excluded, the ratio is linearised (delta method): labels score ``v = (1 - R, 0, -R) / (sbar_w +
+sbar_l)``, ``R`` the estimate.  Coverage: ``benchmarks/results_coverage_pairwise_benchmark.md``.
+
+**P(A preferred)** is the posterior probability that the items' mean share of A exceeds B's, ``theta_w >
+theta_l`` (the same event whether ties are split or excluded, and the direction of the verdict's test).
 
 Frequentist companions on the per-item net preference ``d_i = (w_i - l_i) / n_i`` (items equally
 weighted, the item is the cluster): the sign test on the items that prefer one side (exact binomial),
@@ -51,6 +75,7 @@ not identifiable, and a warning says so.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,9 +86,11 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import pct, text_table
 from ..comparison.paired_tests import paired_bootstrap, sign_flip_test
-from .data import Preferences
+from ..results import Estimate, ModelCheckWarning, estimate
+from ..scores import Scores
+from .data import Preferences, duplicate_note
 
-__all__ = ["win_rate", "WinRate", "design_effect", "split_win_rate_cdf"]
+__all__ = ["win_rate", "WinRate", "design_effect", "item_shares", "split_win_rate_cdf"]
 
 DEFAULT_SEED = 20261125
 
@@ -86,6 +113,27 @@ def design_effect(counts: np.ndarray, y: np.ndarray) -> float:
     if v_iid <= 0:
         return 1.0
     return max(1.0, v_clu / v_iid)
+
+
+def item_shares(counts: np.ndarray) -> tuple[np.ndarray, float, float]:
+    r"""Items weighted equally: ``(sbar, n_e, D)`` -- the mean over items of each item's shares
+    ``(w_i, t_i, l_i) / n_i``, the number of labels it is worth, ``n_e = M^2 / (D sum_i 1/n_i)``, and its design
+    effect ``D`` (:func:`design_effect` of the shares, every item given the weight ``n_h / M``, ``n_h = M^2 /
+    sum_i 1/n_i``: the clustered variance of the mean net preference over its variance under independent labels,
+    floored at 1; Rao & Scott 1981, JASA 76(374)).  With ``n_i = c`` for every item, ``sbar = (W, T, L) / n``,
+    ``n_h = n`` and ``D`` is the pooled one.
+
+    >>> s, ne, D = item_shares(np.array([[3, 0, 0], [0, 0, 1], [0, 0, 1]]))
+    >>> s.round(4).tolist(), round(ne, 4), round(D, 4)
+    ([0.3333, 0.0, 0.6667], 2.0, 1.9286)
+    """
+    n_i = counts.sum(axis=1).astype(np.float64)
+    M = n_i.size
+    shares = counts / n_i[:, None]
+    n_h = M * M / float((1.0 / n_i).sum())
+    w = n_h / M
+    D = design_effect(shares * w, w * (shares[:, 0] - shares[:, 2]))
+    return shares.mean(axis=0), n_h / D, D
 
 
 SPLIT_NODES = 128  # Gauss-Legendre nodes over the quantiles of theta_l
@@ -190,8 +238,8 @@ class WinRate(Result):
         if self.position:
             rows.append(["first-shown answer preferred", f"{self.position['rate']:.4f}",
                          f"[{self.position['lo']:.4f}, {self.position['hi']:.4f}] (p = {self.position['p_value']:.3g})"])
-        head = (f"{self.a} vs {self.b}: {self.verdict}; {shown} interval, {self.scope} scope; design effect "
-                f"{self.design_effect:.2f}")
+        head = (f"{self.a} vs {self.b}: {self.verdict}; {shown} interval, {self.scope} scope"
+                + (f"; design effect {self.design_effect:.2f}" if self.scope == "population" else ""))
         lines = [head, text_table(["quantity", "value", "interval / note"], rows, right=(1,)), f"basis: {self.basis}"]
         lines += [f"warning: {w}" for w in self.warnings]
         return "\n".join(lines)
@@ -207,8 +255,12 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
     """How often ``a``'s answer is preferred over ``b``'s, with an interval, P(a preferred), the verdict of
     the exact paired test, and position bias when the order is known.  See the module docstring.
 
-    ``ties="split"`` counts a tie as half a win (``theta_w + theta_t / 2``); ``"exclude"`` drops ties
-    (``theta_w / (theta_w + theta_l)``).  ``prior`` is the Dirichlet count per outcome (> 0).
+    Items are weighted equally (``sbar``, the mean of the per-item label shares).  ``ties="split"`` counts a tie
+    as half a win (``theta_w + theta_t / 2``); ``"exclude"`` drops ties (``theta_w / (theta_w + theta_l)``).
+    ``scope="population"``: a Dirichlet posterior of the pool's shares with design-effect-corrected counts
+    (Rao & Scott 1981); ``"benchmark"``: these items' mean, centred at the observed one, with error variance
+    ``(1/M^2) sum_i hat sigma_i^2 / n_i`` from the within-item spread of the labels.  ``prior`` is the
+    Dirichlet count per outcome (> 0; population scope).
     """
     if not isinstance(prefs, Preferences):
         raise V.InputTypeError(f"prefs must be Preferences (bayeseval.pairwise.from_long), got {V.describe(prefs)}")
@@ -225,38 +277,51 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
     Wc, Tc, Lc = (int(x) for x in counts.sum(axis=0))
     n = Wc + Tc + Lc
     y = (counts[:, 0] - counts[:, 2]).astype(np.float64)
-    D = design_effect(counts, y)
-    alpha = (1.0 - level) / 2.0
-    warns: list[str] = []
-    aw, at, al = prior + Wc / D, prior + Tc / D, prior + Lc / D
-    p_better = float(special.betainc(al, aw, 0.5))  # P(Beta(a_w, a_l) > 1/2) = I_{1/2}(a_l, a_w)
     if ties == "exclude" and Wc + Lc == 0:
         raise ValueError(f"every label comparing {a!r} and {b!r} is a tie: the win rate without ties is undefined; "
                          "use ties='split'")
-    value = (Wc + 0.5 * Tc) / n if ties == "split" else Wc / (Wc + Lc)
+    sbar, n_eff, D = item_shares(counts)
+    value = sbar[0] + 0.5 * sbar[1] if ties == "split" else sbar[0] / (sbar[0] + sbar[2])
+    alpha = (1.0 - level) / 2.0
+    warns: list[str] = []
     if scope == "population":
+        aw, at, al = prior + n_eff * sbar
+        p_better = float(special.betainc(al, aw, 0.5))  # P(Beta(a_w, a_l) > 1/2) = I_{1/2}(a_l, a_w)
         if ties == "exclude":
             mean = aw / (aw + al)
             lo, hi = (float(x) for x in stats.beta.ppf([alpha, 1 - alpha], aw, al))
         else:
             mean = (aw + 0.5 * at) / (aw + at + al)
             lo, hi = _split_quantile(alpha, aw, at, al), _split_quantile(1 - alpha, aw, at, al)
-        basis = ("Dirichlet posterior of the pool's label shares, counts divided by the design effect of "
-                 "item-clustered labels" + (" (one label per item: exact)" if D == 1.0 and np.all(n_i == 1) else
-                                            f" ({D:.2f}, Rao-Scott; floored at 1)"))
+        basis = ("Dirichlet posterior of the pool's mean label shares (items weighted equally), counts divided by "
+                 "the design effect of item-clustered labels" + (" (one label per item: exact)" if np.all(n_i == 1)
+                                                                 else f" ({D:.2f}, Rao-Scott; floored at 1)"))
     else:
-        rng = np.random.default_rng(seed)
-        x = _benchmark_draws(counts, prior, draws, rng)  # (draws, 3) mean shares over items
-        stat = x[:, 0] + 0.5 * x[:, 1] if ties == "split" else x[:, 0] / (x[:, 0] + x[:, 2])
-        mean = float(stat.mean())
-        lo, hi = (float(v) for v in np.quantile(stat, [alpha, 1 - alpha]))
-        p_better = float(np.mean(x[:, 0] > x[:, 2]) + 0.5 * np.mean(x[:, 0] == x[:, 2]))
-        basis = (f"items fixed: per-item Dirichlet({prior:g}, {prior:g}, {prior:g}) posteriors of the judges' shares, "
-                 f"their mean over the {M} items ({draws} draws)")
-        if np.median(n_i) <= 2:
-            warns.append(f"benchmark scope with {float(np.median(n_i)):g} label(s) per item (median): each item's "
-                         "share rests mostly on the per-item prior; the population scope does not")
+        mean, lo, hi, p_better = _benchmark(counts, sbar, ties, level, draws, seed)
+        basis = (f"items fixed: the mean over the {M} items of each item's share (items weighted equally), centred "
+                 "at the observed mean; error variance from the spread of each item's labels (within-item sample "
+                 "variance / labels, unbiased), t interval with Welch-Satterthwaite degrees of freedom"
+                 + (" (ratio linearised: delta method)" if ties == "exclude" else ""))
+        ones = int((n_i == 1).sum())
+        if ones:
+            warns.append(f"benchmark scope with one label on {ones} of {M} items: how much an item's labels vary "
+                         "cannot be learnt from one label, so those items take the spread of their labels across "
+                         "items, a bound that also holds how much the items differ (conservative)"
+                         + ("; with one label per item it is about as wide as the population scope's"
+                            if ones == M else ""))
+        elif lo == hi:
+            warns.append("benchmark scope: every item's labels agree, so the interval has no width from them: it "
+                         "holds only if each item's verdict is fixed; the population scope does not rest on that")
     lo, hi = min(lo, value), max(hi, value)  # the reported rate lies inside its interval (at 0 or 1 wins)
+    if n_i.min() != n_i.max():  # label-pooled vs item-weighted
+        pooled = (Wc + 0.5 * Tc) / n if ties == "split" else Wc / (Wc + Lc)
+        if not lo <= pooled <= hi:
+            warns.append(f"pooling the labels gives {a}'s win rate {pooled:.4f}, outside this interval: items carry "
+                         f"{int(n_i.min())} to {int(n_i.max())} labels and the pooled rate weights each item by its "
+                         "number of labels; the win rate, P(preferred) and the verdict weight items equally (the item "
+                         f"is the unit sampled: an item with {int(n_i.max())} labels is one item)")
+    if prefs.duplicates:
+        warns.append(duplicate_note(prefs.duplicates, prefs.judges is not None))
     # frequentist companions, per item (the item is the cluster)
     d = y / n_i
     npos, nneg = int((d > 0).sum()), int((d < 0).sum())
@@ -316,25 +381,32 @@ def _position(pos: np.ndarray, level: float, rng: np.random.Generator, a: str, b
     return out
 
 
-def _benchmark_draws(counts: np.ndarray, prior: float, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """``(draws, 3)``: the mean over items of per-item Dirichlet(prior + counts_i) draws, items grouped by their
-    count row (a group's draws are drawn together: ``draws x f x 3`` gammas in chunks)."""
-    rows, freq = np.unique(counts, axis=0, return_counts=True)
-    M = counts.shape[0]
-    if M * draws > 20_000_000:  # many items: the mean of M independent Dirichlets is normal to high accuracy
-        a = rows.astype(np.float64) + prior
-        a0 = a.sum(axis=1, keepdims=True)
-        m = a / a0
-        cov = np.einsum("u,uij->ij", freq, (np.einsum("ui,ij->uij", m, np.eye(3)) - np.einsum("ui,uj->uij", m, m))
-                        / (a0[:, :, None] + 1.0))
-        mean = freq @ m
-        return rng.multivariate_normal(mean / M, cov / M**2, size=draws, method="eigh")
-    out = np.zeros((draws, 3))
-    budget = 4_000_000
-    for r, f in zip(rows.astype(np.float64) + prior, freq):
-        step = max(1, budget // (3 * int(f)))
-        for s in range(0, draws, step):
-            c = min(step, draws - s)
-            g = rng.standard_gamma(r, size=(c, int(f), 3))
-            out[s : s + c] += (g / g.sum(axis=2, keepdims=True)).sum(axis=1)
-    return out / M
+SPLIT_SCORES = np.array([1.0, 0.5, 0.0])  # a label's score with ties split: A preferred, tie, B preferred
+
+
+def _label_scores(counts: np.ndarray, v: np.ndarray, level: float, draws: int, seed: int) -> Estimate:
+    """Benchmark scope of the mean over items of the labels' scores ``v`` (per outcome A, tie, B): per item
+    ``n_i``, the sum and the within-item sum of squared deviations, through
+    :class:`bayeseval.posterior.scores.ScorePosterior` (its model-check notes are the caller's to word)."""
+    n_i = counts.sum(axis=1)
+    total = counts @ v
+    sq = (counts * (v[None, :] - (total / n_i)[:, None]) ** 2).sum(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelCheckWarning)
+        return estimate(Scores(n_i, total, sq, float(v.min()), float(v.max())), "avg", scope="benchmark",
+                        interval="exact", level=level, draws=draws, seed=seed)
+
+
+def _benchmark(counts: np.ndarray, sbar: np.ndarray, ties: str, level: float, draws: int,
+               seed: int) -> tuple[float, float, float, float]:
+    """Benchmark scope (module docstring): ``(centre, lo, hi, P(theta_w > theta_l))``.  P(A preferred) comes from
+    the ties-split posterior, whose ``theta > 1/2`` is that event under either tie rule."""
+    split = _label_scores(counts, SPLIT_SCORES, level, draws, seed)
+    x = split.draws(draws)
+    p_better = float(np.mean(x > 0.5) + 0.5 * np.mean(x == 0.5))
+    if ties == "split":
+        return float(split.value), float(split.lo), float(split.hi), p_better
+    decided = float(sbar[0] + sbar[2])
+    R = float(sbar[0]) / decided
+    z = _label_scores(counts, np.array([1.0 - R, 0.0, -R]) / decided, level, draws, seed)  # the ratio's influence
+    return R, float(np.clip(R + z.lo, 0.0, 1.0)), float(np.clip(R + z.hi, 0.0, 1.0)), p_better

@@ -1128,7 +1128,8 @@ def pairwise_table(strengths: Any, fmt: str = "markdown", *, digits: int = 0) ->
              f"{s.expected_rank[m]:.2f}") for i, m in enumerate(s.models)]
     kind = "Davidson" if s.ties == "davidson" else "Bradley-Terry"
     note = (f"{kind} strengths on the Elo scale (1000 = average model), {pct(s.level)} intervals, {s.covariance} "
-            f"covariance; {s.n_labels} labels on {s.n_items} items")
+            f"covariance; {s.n_labels} {'decided ' if s.ties == 'exclude' else ''}labels on {s.n_items} items"
+            + (f" ({s.ties_left_out} ties left out)" if s.ties == "exclude" else ""))
     head = ["rank", "model", "Elo", "P(best)", "E[rank]"]
     if fmt == "markdown":
         lines = ["| " + " | ".join(head) + " |", "|---:|---|---:|---:|---:|"]
