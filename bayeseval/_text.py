@@ -6,7 +6,7 @@ import html
 import math
 from collections.abc import Sequence
 
-__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct"]
+__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct", "label_order"]
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -92,3 +92,16 @@ def pct(level: float, complement: bool = False) -> str:
     x = (1 - x if complement else x) * 100
     text = format(x.normalize(), "f")
     return f"{text}%"
+
+
+def label_order(label: str) -> tuple:
+    """Sort key of a label written as text: numbers by value first, then other text.
+
+    >>> sorted(["10", "b", "2", "a", "1.5"], key=label_order)
+    ['1.5', '2', '10', 'a', 'b']
+    """
+    try:
+        x = float(label)
+    except ValueError:
+        return (1, 0.0, label)
+    return (0, x, label) if math.isfinite(x) else (1, 0.0, label)

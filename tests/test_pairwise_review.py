@@ -277,3 +277,47 @@ def test_service_pairwise_route_agrees_with_the_library_in_benchmark_scope():
             "separate labels: drop them if the table was duplicated; if the judge labelled the item again (a repeat, "
             "a second turn), number the repeats (repeat=) or make the turn part of the item id"]
         assert got.json()["n_labels"] + got.json()["ties_left_out"] == len(dup)
+
+
+# ----------------------------------------------------------------------------- judge_agreement's labels
+def test_agreement_reads_labels_as_classification_does():
+    from sklearn.metrics import cohen_kappa_score
+
+    from bayeseval.pairwise import judge_agreement
+
+    h = [True] * 12 + [False] * 8
+    j = [True] * 9 + [False] * 3 + [False] * 7 + [True]
+    a = judge_agreement(h, j)
+    assert a.labels == ["False", "True"] and a.warnings == ()
+    # True / False labels: sensitivity and specificity as for 1 / 0 (they were left out)
+    assert a.sensitivity["value"] == 0.75 and a.specificity["value"] == 7 / 8
+    want = stats.beta.ppf([0.025, 0.975], 9.5, 3.5)
+    assert (a.sensitivity["lo"], a.sensitivity["hi"]) == pytest.approx(tuple(want), rel=1e-12)
+    assert a.kappa == pytest.approx(cohen_kappa_score(h, j), abs=1e-12)
+    # True against 1: different labels (as in classification), and a warning says every item disagrees
+    mixed = judge_agreement(h, [int(v) for v in j])
+    assert mixed.agreement == 0.0 and any("no judge label is one of the human labels" in w for w in mixed.warnings)
+    # case is kept (it was folded silently) and named
+    c = judge_agreement(["Yes", "No", "yes", "Yes"], ["Yes", "no", "yes", "Yes"])
+    assert c.agreement == 0.75 and c.labels == ["No", "Yes", "no", "yes"]
+    assert c.kappa == pytest.approx(cohen_kappa_score(["Yes", "No", "yes", "Yes"], ["Yes", "no", "yes", "Yes"]))
+    assert any("'No' and 'no'" in w for w in c.warnings) and "warning: labels that differ only in case" in c.summary()
+    # numbers by value: 2 before 10
+    assert judge_agreement([1, 2, 10, 2], [1.0, "2", 10, 10]).labels == ["1", "2", "10"]
+
+
+def test_agreement_intervals_hold_their_values_and_no_nan():
+    import json
+
+    from bayeseval.pairwise import judge_agreement
+
+    a = judge_agreement([1, 1, 1, 0, 0], [1, 1, 1, 1, 1])  # the judge always says 1
+    assert a.recall["1"]["value"] == 1.0 and a.recall["1"]["hi"] == 1.0  # Jeffreys ends at 1 when x = n
+    assert a.recall["0"]["value"] == 0.0 and a.recall["0"]["lo"] == 0.0
+    assert a.recall["1"]["lo"] == pytest.approx(stats.beta.ppf(0.025, 3.5, 0.5), rel=1e-12)
+    assert a.kappa == 0.0 and a.kappa_interval is None  # no spread: one side uses one label
+    b = judge_agreement(["x", "y", "x"], ["x", "y", "z"])  # 'z' only from the judge: no recall of 'z'
+    assert set(b.recall) == {"x", "y"}
+    json.dumps(b.to_dict(), allow_nan=False)
+    lo, hi = judge_agreement(["a", "b", "a"], ["a", "b", "b"]).kappa_interval
+    assert -1.0 <= lo < hi <= 1.0

@@ -158,7 +158,8 @@ def _text(v: Any) -> str:
 
 
 def _code(v: Any) -> str:
-    """A verdict as a lower-case word; numbers (1, 1.0, "1.0", True) as the integer they are."""
+    """A verdict as a lower-case word; a whole number (1, 1.0, "1.0") as the integer it is.  A boolean is the word
+    ``"true"`` / ``"false"``, not a code (a winner column of booleans says nothing about which side won)."""
     if v is None:
         return ""
     t = _text(v).lower()

@@ -42,7 +42,7 @@ from scipy import stats
 
 from .. import validate as V
 from .._protocol import Result
-from .._text import pct, text_table
+from .._text import label_order, pct, text_table
 
 __all__ = ["ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]
 
@@ -180,10 +180,12 @@ class Agreement(Result):
     specificity: dict | None
     level: float
     table: np.ndarray  # rows: human label, columns: judge label
+    warnings: tuple = ()
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("n", "labels", "agreement", "kappa", "recall", "sensitivity",
                                               "specificity", "level")}
+        out["warnings"] = list(self.warnings)
         out["agreement_interval"] = list(self.agreement_interval)
         out["kappa_interval"] = None if self.kappa_interval is None else list(self.kappa_interval)
         out["table"] = self.table.tolist()
@@ -198,27 +200,38 @@ class Agreement(Result):
     def summary(self) -> str:
         rows = [["agreement", f"{self.agreement:.4f}", "[%.4f, %.4f]" % self.agreement_interval],
                 ["Cohen's kappa", "undefined" if self.kappa is None else f"{self.kappa:.4f}",
-                 "one label only" if self.kappa_interval is None else "[%.4f, %.4f]" % self.kappa_interval]]
+                 "none: a side uses one label throughout" if self.kappa_interval is None else "[%.4f, %.4f]" % self.kappa_interval]]
         for lab, r in self.recall.items():
             rows.append([f"judge right when human says {lab}", f"{r['value']:.4f}", f"[{r['lo']:.4f}, {r['hi']:.4f}]"])
         return "\n".join([f"judge vs human labels on {self.n} items, {pct(self.level)} intervals",
-                          text_table(["quantity", "value", "interval"], rows, right=(1,))])
+                          text_table(["quantity", "value", "interval"], rows, right=(1,))]
+                         + [f"warning: {w}" for w in self.warnings])
 
 
 def _jeffreys(x: int, n: int, level: float) -> dict:
+    """Jeffreys's interval for ``x`` of ``n``, with the ends at 0 / 1 when ``x`` is 0 / ``n`` (Brown, Cai & DasGupta
+    2001, Statist. Sci. 16, 101-133) so that it holds the reported share."""
     a = (1 - level) / 2
-    lo, hi = stats.beta.ppf([a, 1 - a], 0.5 + x, 0.5 + n - x) if n else (0.0, 1.0)
-    return {"value": x / n if n else float("nan"), "lo": float(lo), "hi": float(hi), "n": int(n)}
+    lo, hi = stats.beta.ppf([a, 1 - a], 0.5 + x, 0.5 + n - x)
+    return {"value": x / n, "lo": 0.0 if x == 0 else float(lo), "hi": 1.0 if x == n else float(hi), "n": int(n)}
 
 
 def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement:
     """Agreement, Cohen's kappa and per-class recall of ``judge`` against ``human`` (equal-length label
-    sequences; any hashable labels).  Both 0/1: also sensitivity (label 1) and specificity (label 0)."""
+    sequences; any hashable labels).  Labels are compared as :func:`bayeseval.classification.classification`
+    compares them: as text, case and all, with the numbers ``1``, ``1.0`` and ``"1"`` one label; ``True`` is the
+    label ``True``, not ``1``.  Two labels ``0`` / ``1`` or ``False`` / ``True``: also sensitivity (recall of
+    ``1`` / ``True``) and specificity (of ``0`` / ``False``).  A warning says when no judge label is a human label
+    (``True`` against ``1``) or when two labels differ only in case (``Yes`` and ``yes``): written differently,
+    they count as disagreements.
+
+    >>> a = judge_agreement([True, False, True, True], [True, False, False, True])
+    >>> a.labels, a.agreement, a.sensitivity["value"]
+    (['False', 'True'], 0.75, 0.6666666666666666)
+    """
     from statsmodels.stats.inter_rater import cohens_kappa
 
     import pandas as pd
-
-    from .data import _code
 
     h = np.asarray(human, dtype=object)
     j = np.asarray(judge, dtype=object)
@@ -232,24 +245,50 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         if gone.size:
             raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing): leave out "
                              "the items without both labels")
-    hs = np.array([_code(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
-    js = np.array([_code(v) for v in j], dtype=object)
-    labels = sorted(set(hs) | set(js))
+    from .data import _text
+
+    hs = np.array([_text(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
+    js = np.array([_text(v) for v in j], dtype=object)
+    labels = sorted(set(hs) | set(js), key=label_order)
+    warns = _label_warnings(set(hs), set(js))
     code = {k: i for i, k in enumerate(labels)}
     T = np.zeros((len(labels), len(labels)), dtype=np.int64)
     np.add.at(T, (np.array([code[v] for v in hs]), np.array([code[v] for v in js])), 1)
     n = int(T.sum())
     agree = int(np.trace(T))
     # kappa is undefined when chance agreement is 1 (both sides use one and the same label throughout)
-    k = cohens_kappa(T) if len(labels) > 1 else None
+    with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels' z statistic under the null is not used
+        k = cohens_kappa(T) if len(labels) > 1 else None
     kappa = float(k.kappa) if k is not None else None
     z = float(stats.norm.ppf(0.5 + level / 2))
-    kint = (kappa - z * float(k.std_kappa), kappa + z * float(k.std_kappa)) if k is not None else None
-    recall = {lab: _jeffreys(int(T[i, i]), int(T[i].sum()), level) for i, lab in enumerate(labels)}
+    kint = None
+    one_sided = min((T.sum(axis=0) > 0).sum(), (T.sum(axis=1) > 0).sum()) == 1  # kappa 0 by construction, no spread
+    if k is not None and not one_sided and np.isfinite(k.std_kappa):  # the Wald interval, kept inside kappa's range [-1, 1]
+        kint = (max(-1.0, kappa - z * float(k.std_kappa)), min(1.0, kappa + z * float(k.std_kappa)))
+    # per label the human uses: how often the judge gives it too (a label only the judge uses has no recall)
+    recall = {lab: _jeffreys(int(T[i, i]), int(T[i].sum()), level) for i, lab in enumerate(labels) if T[i].sum()}
     sens = spec = None
-    if set(labels) <= {"0", "1", "True", "False", "0.0", "1.0"} and len(labels) == 2:
-        pos, neg = (labels[1], labels[0])
-        sens, spec = recall[pos], recall[neg]
+    for neg, pos in (("0", "1"), ("False", "True")):
+        if set(labels) == {neg, pos}:
+            sens, spec = recall.get(pos), recall.get(neg)
     ai = _jeffreys(agree, n, level)
     return Agreement(n=n, labels=labels, agreement=agree / n, agreement_interval=(ai["lo"], ai["hi"]), kappa=kappa,
-                     kappa_interval=kint, recall=recall, sensitivity=sens, specificity=spec, level=level, table=T)
+                     kappa_interval=kint, recall=recall, sensitivity=sens, specificity=spec, level=level, table=T,
+                     warnings=tuple(warns))
+
+
+def _label_warnings(human: set, judge: set) -> list[str]:
+    """Warnings for label sets written differently on the two sides (every item would count as a disagreement)."""
+    out = []
+    if not human & judge:
+        out.append(f"no judge label is one of the human labels (human: {', '.join(map(repr, sorted(human)))}; judge: "
+                   f"{', '.join(map(repr, sorted(judge)))}), so every item counts as a disagreement: if they name the "
+                   "same classes written differently (True and 1, 'yes' and 'Yes'), write them alike")
+    folded: dict = {}
+    for lab in human | judge:
+        folded.setdefault(lab.casefold(), []).append(lab)
+    clash = sorted(sorted(v) for v in folded.values() if len(v) > 1)
+    if clash:
+        out.append("labels that differ only in case are different labels here: "
+                   + "; ".join(" and ".join(map(repr, c)) for c in clash) + ": write them alike if they are one class")
+    return out
