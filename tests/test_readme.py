@@ -596,3 +596,25 @@ def test_exact_law_candidate_numbers_quoted_are_the_benchmark_results():
     assert (f"still {g15[1]} times as wide at M = 15 and {g30[1]} times at M = 30 (shift: {g15[3]} and {g30[3]}; "
             f"restricted: {g15[4]} and {g30[4]})") in flat
     assert rows["real: game24 CoT", "15", "16", "pass^8"][4] == "100.0"
+
+
+def test_profile_likelihood_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_profile_likelihood.md (the profile likelihood of the benchmark truth, chi-square
+    and bootstrap calibrations): each number read here from the file's rows."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_profile_likelihood.md").read_text(encoding="utf-8")
+    rows = {tuple(r[:2]): r for r in _table_rows(md, "| pool") if len(r) == 5}
+    assert len(rows) == 6
+
+    def cover(cell: str) -> str:
+        return cell.split("%")[0]
+
+    def times(cell: str) -> str:
+        return cell.split("(")[1].split("x")[0]
+
+    three = [rows["three clusters", m] for m in ("15", "30", "100")]
+    assert f"{' / '.join(cover(r[3]) for r in three)}% on the three-cluster pool" in flat
+    assert f"({cover(three[0][4])}% at M = 15, {times(three[0][4])} times the default's width; {cover(three[1][4])}%" in flat
+    assert f"M = 100 ({cover(three[2][4])}%, where the default covers {cover(three[2][2])}%" in flat
+    g = [times(rows["real: game24 CoT", m][4]) for m in ("15", "30", "100")]
+    assert f"{' / '.join(g)} times as wide" in flat
