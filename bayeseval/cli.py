@@ -738,45 +738,61 @@ def cmd_pairwise(args) -> int:
 
 def cmd_classify(args) -> int:
     """Classification metrics per model from a table of (true, predicted) labels; two models: also compared."""
-    import pandas as pd
-
-    from .classification import classification, compare_classifiers
+    from .classification import _file_labels, classification, compare_classifiers
     from .pairwise.data import read_records
 
     path = str(args.path)
     df = read_records(path, "label table")
-    labels_as_numbers = [c for c in (args.true, args.pred) if c in df.columns]
-    numeric = {c: pd.to_numeric(df[c], errors="coerce") for c in labels_as_numbers}
-    if labels_as_numbers and all(numeric[c].notna().sum() == df[c].notna().sum() for c in labels_as_numbers):
-        df = df.assign(**numeric)  # numbers as numbers on both sides: 1 and 1.0 are one class, as in the library
     for col in [args.true, args.pred] + ([args.model] if args.model else []) + ([args.item] if args.item else []):
         if col not in df.columns:
             raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "
                              "--true / --pred / --model / --item")
+    # a cell that reads as a finite number is that number (1 and 1.0 one class), other text stays text
+    df = df.assign(**{c: _file_labels(df[c]) for c in {args.true, args.pred}})
+    labels = None if args.labels is None else _file_labels(_split(args.labels, "--labels")).tolist()
+    positive = None if args.positive is None else _file_labels([args.positive])[0]
+    if args.model:
+        empty = np.flatnonzero((df[args.model].isna() | (df[args.model].astype(str).str.strip() == "")).to_numpy())
+        if empty.size:
+            raise UsageError(f"{path}: column {args.model!r} (--model) is empty in {empty.size} row(s) (data rows "
+                             f"{', '.join(map(str, empty[:5]))}{', ...' if empty.size > 5 else ''}, from 0); name "
+                             "the model of every row, or leave those rows out")
     groups = [(None, df)] if not args.model else list(df.groupby(args.model, sort=False))
     results = {}
     for name, g in groups:
         try:
-            results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=args.positive,
+            results[name] = classification(g[args.true].tolist(), g[args.pred].tolist(), positive=positive,
                                            items=None if not args.item else g[args.item].tolist(), level=args.level,
-                                           labels=_split(args.labels, "--labels"))
+                                           labels=labels)
         except ValueError as exc:
             raise _located(f"{path}" + (f", model {name!r}" if name is not None else "") + ": ", exc) from None
     comparison = None
-    if args.model and len(results) == 2:
-        (na, ga), (nb, gb) = groups
-        merged = ga.merge(gb, on=args.item or args.true, suffixes=("_a", "_b")) if args.item else None
-        if merged is not None and len(merged) == len(ga) == len(gb):
+    if args.model and args.item and len(results) == 2:
+        (na, ga), (nb, gb) = ((nm, g.assign(_item=g[args.item].astype(str))) for nm, g in groups)
+        for nm, g in ((na, ga), (nb, gb)):  # pairing needs one prediction per item and model: never a cross-join
+            counts = g["_item"].value_counts()
+            if counts.max() > 1:
+                raise UsageError(f"{path}: model {nm!r} predicts item {counts.index[0]!r} {counts.iloc[0]} times "
+                                 f"({int((counts > 1).sum())} items more than once); comparing two models pairs one "
+                                 "prediction per item and model: keep one per item (for each model's own metrics "
+                                 "with repeated predictions, run classify on that model's rows)")
+        shared = len(set(ga["_item"]) & set(gb["_item"]))
+        if shared == len(ga) == len(gb):
+            merged = ga.merge(gb, on="_item", suffixes=("_a", "_b"), validate="one_to_one")
             differ = merged[merged[f"{args.true}_a"].astype(str) != merged[f"{args.true}_b"].astype(str)]
             if len(differ):
-                raise ValueError(f"{path}: item {differ[args.item].iloc[0]!r} has different true labels for {na!r} and "
-                                 f"{nb!r} ({differ[f'{args.true}_a'].iloc[0]!r} vs {differ[f'{args.true}_b'].iloc[0]!r})")
+                first = differ.iloc[0]
+                raise ValueError(f"{path}: item {first['_item']!r} has different true labels for {na!r} and {nb!r} "
+                                 f"({first[f'{args.true}_a']!r} vs {first[f'{args.true}_b']!r})")
             t = merged[f"{args.true}_a"].tolist()
             comparison = compare_classifiers(t, merged[f"{args.pred}_a"].tolist(), merged[f"{args.pred}_b"].tolist(),
                                              names=(str(na), str(nb)), level=args.level)
-        elif merged is not None:
-            print("bayeseval: warning: the two models do not share every item once each; no paired comparison",
-                  file=sys.stderr)
+        else:
+            print(f"bayeseval: warning: models {na!r} and {nb!r} share {shared} items ({na!r} predicts {len(ga)}, "
+                  f"{nb!r} {len(gb)}); no paired comparison: it needs the same items for both", file=sys.stderr)
+    elif args.model and len(results) == 2:
+        print("bayeseval: note: two models and no --item column: each model's metrics only; name the item column "
+              "(--item) to compare them item by item", file=sys.stderr)
     if args.format == "json":
         out = {"models": {str(k): r.to_dict() for k, r in results.items()}}
         if comparison is not None:
@@ -1195,7 +1211,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--true", default="true", help="column of true labels (default true)")
     cl.add_argument("--pred", default="pred", help="column of predicted labels (default pred)")
     cl.add_argument("--model", help="column naming the model (one result per model)")
-    cl.add_argument("--item", help="column of item ids (repeated predictions per item; pairs two models)")
+    cl.add_argument("--item", help="column of item ids (repeated predictions per item count through their design "
+                    "effect; two models with one prediction per item each are paired by it)")
     cl.add_argument("--positive", help="the positive label of a binary task (adds its F1)")
     cl.add_argument("--labels", help="comma-separated: every class the classifier chooses from (classes absent from "
                     "the data count with support 0; needed when the data hold one class)")
