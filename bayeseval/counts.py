@@ -478,6 +478,27 @@ def _is_nan_marker(missing: Any) -> bool:
     return isinstance(missing, numbers.Real) and not isinstance(missing, bool) and math.isnan(missing)
 
 
+def flat_error(what: str, k: int) -> ValueError:
+    """The error for a flat sequence of ``k`` outcomes given as ``what`` (see :func:`is_flat`)."""
+    return ValueError(f"{what} one-dimensional ({k} values), which could be {k} questions with one trial each or one "
+                      f"question with {k} trials; give a questions x trials matrix: np.asarray(x).reshape(-1, 1) for "
+                      "one trial per question, np.asarray(x).reshape(1, -1) for one question")
+
+
+def is_flat(R: Any) -> bool:
+    """``R`` is a flat sequence of outcomes: a 1-D array or Series (not of objects), or a list / tuple of scalars (a
+    list of rows, even of unequal length, is not).  :func:`to_counts` reads it as one question; the front doors
+    (:func:`bayeseval.estimate`, :func:`bayeseval.compare`) refuse it as ambiguous.
+
+    >>> is_flat([1, 0, 1]), is_flat([[1, 0, 1]]), is_flat(np.zeros((3, 1)))
+    (True, False, False)
+    """
+    if isinstance(R, (list, tuple)):
+        return len(R) > 0 and all(np.ndim(x) == 0 and not isinstance(x, (str, bytes)) for x in R)
+    ndim, dtype = getattr(R, "ndim", None), getattr(R, "dtype", None)
+    return ndim == 1 and dtype is not None and dtype != object
+
+
 def to_counts(
     R: Any,
     w: Any = None,

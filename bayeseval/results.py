@@ -39,7 +39,7 @@ import numpy as np
 from . import validate as V
 from ._protocol import Result, check_choice
 from ._text import html_table, pct, text_table
-from .counts import Counts
+from .counts import Counts, flat_error, is_flat
 from .scores import Scores, names_avg_at_n, to_outcomes
 from .posterior import METHODS, SCOPES, Posterior, build, interval_from_draws
 
@@ -358,6 +358,8 @@ def estimate(
     Parameters
     ----------
     R : outcome matrix, DataFrame, list of rows, or :class:`~bayeseval.Counts`
+        Rows are questions, columns trials; a flat sequence is refused as ambiguous (one trial per question
+        is ``np.asarray(x).reshape(-1, 1)``).
     metric : str or payoff vector
         ``"avg"``, ``"bayes"``, ``"pass@k"`` (``k=`` or ``"pass@8"``), ``"pass^k"``,
         ``"maj@k"``, ``"cons@k"``, ``"g-pass@k"`` (``tau=``), ``"mg-pass@k"``,
@@ -401,6 +403,8 @@ def estimate(
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
     model = _label(model, labels)
+    if not ragged and is_flat(R):
+        raise flat_error("R is", len(R))
     if (missing is not None or ragged or score_range is not None) and not isinstance(R, (Counts, Scores)) \
             and not _needs_trials(metric, metric_params):
         R = to_outcomes(R, w, missing=missing, ragged=ragged, score_range=score_range, name="R")
@@ -719,6 +723,8 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
     metric_list = _metric_list(metrics)
     out = []
     for dataset, name, data, weights, run in _runs(models):
+        if not ragged and is_flat(data):
+            raise flat_error(f"model {name!r}: its outcomes are", len(data))
         base = dict(kwargs) if weights is None or "w" in kwargs else {**kwargs, "w": weights}
         counted: dict = {}
         for i, (metric, params) in enumerate(metric_list):

@@ -51,7 +51,7 @@ from scipy.special import ndtri
 from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, near_bound, pct, text_table
-from ..counts import Counts
+from ..counts import Counts, is_flat
 from ..scores import Scores, any_scores, same_range, thresholded, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
@@ -70,7 +70,7 @@ def as_counts(X: Any, name: str, missing: Any = None, ragged: bool = False, scor
     :class:`~bayeseval.scores.Scores` when ``scores`` (see :func:`~bayeseval.scores.any_scores`)."""
     if isinstance(X, Counts) and not scores:
         return X
-    if not ragged and isinstance(X, (np.ndarray, list, tuple)) and _one_dimensional(X):
+    if not ragged and is_flat(X):
         raise ValueError(f"{name} is one-dimensional ({len(X)} values), which reads as one question with {len(X)} "
                          "trials, and a comparison over one question says nothing; give a questions x trials matrix "
                          "(np.asarray(x).reshape(-1, 1) for one trial per question)")
@@ -87,13 +87,6 @@ def binary_weights(metric_params: dict, counts) -> dict:
     if wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0:
         return {k: v for k, v in metric_params.items() if k != "w"}
     return metric_params
-
-
-def _one_dimensional(X) -> bool:
-    """A flat list or 1-D array of outcomes (a list of rows, even of unequal length, is not)."""
-    if isinstance(X, np.ndarray):
-        return X.ndim == 1 and X.dtype != object
-    return len(X) > 0 and all(np.ndim(x) == 0 and not isinstance(x, (str, bytes)) for x in X)
 
 
 def _first_trials(X: Any) -> np.ndarray | None:
