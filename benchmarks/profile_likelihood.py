@@ -161,7 +161,8 @@ def main() -> int:
     tasks = [(pn, M, args.reps, args.boot, 7000 + i) for i, (pn, M) in enumerate(itertools.product(POOLS, MS))]
     results, seconds = pool_map(run_cell, tasks, args.workers)
     lines = [f"# Profile-likelihood intervals for the benchmark scope: pass^{K} from {N} trials", "",
-             f"`python benchmarks/profile_likelihood.py --reps {args.reps} --boot {args.boot}` ({seconds / 60:.1f} min, "
+             f"`python benchmarks/profile_likelihood.py --reps {args.reps} --boot {args.boot}` "
+             f"({seconds / 60:.1f} min, "
              f"{args.workers} workers). 95% intervals of the benchmark truth (these questions' mean p^{K}); coverage "
              f"over {args.reps} replicates (Monte-Carlo se about {100 * np.sqrt(0.95 * 0.05 / args.reps):.1f} points), "
              "mean width, and width over the default's.", "",
@@ -169,7 +170,8 @@ def main() -> int:
              "|---|---:|---|---|---|"]
     for (pn, M), cover, width in results:
         cells = [f"{100 * cover['default']:.1f}%, {width['default']:.4f}"]
-        cells += [f"{100 * cover[k]:.1f}%, {width[k]:.4f} ({width[k] / width['default']:.2f}x)" for k in ("chi2", "bootstrap")]
+        cells += [f"{100 * cover[k]:.1f}%, {width[k]:.4f} ({width[k] / width['default']:.2f}x)"
+                  for k in ("chi2", "bootstrap")]
         lines.append(f"| {pn} | {M} | " + " | ".join(cells) + " |")
     return finish("\n".join(lines), args.out)
 

@@ -614,7 +614,8 @@ def test_profile_likelihood_numbers_quoted_are_the_benchmark_results():
 
     three = [rows["three clusters", m] for m in ("15", "30", "100")]
     assert f"{' / '.join(cover(r[3]) for r in three)}% on the three-cluster pool" in flat
-    assert f"({cover(three[0][4])}% at M = 15, {times(three[0][4])} times the default's width; {cover(three[1][4])}%" in flat
+    assert (f"({cover(three[0][4])}% at M = 15, {times(three[0][4])} times the default's width; "
+            f"{cover(three[1][4])}%") in flat
     assert f"M = 100 ({cover(three[2][4])}%, where the default covers {cover(three[2][2])}%" in flat
     g = [times(rows["real: game24 CoT", m][4]) for m in ("15", "30", "100")]
     assert f"{' / '.join(g)} times as wide" in flat

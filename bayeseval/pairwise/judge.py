@@ -200,7 +200,8 @@ class Agreement(Result):
     def summary(self) -> str:
         rows = [["agreement", f"{self.agreement:.4f}", "[%.4f, %.4f]" % self.agreement_interval],
                 ["Cohen's kappa", "undefined" if self.kappa is None else f"{self.kappa:.4f}",
-                 "none: a side uses one label throughout" if self.kappa_interval is None else "[%.4f, %.4f]" % self.kappa_interval]]
+                 "none: a side uses one label throughout" if self.kappa_interval is None
+                 else "[%.4f, %.4f]" % self.kappa_interval]]
         for lab, r in self.recall.items():
             rows.append([f"judge right when human says {lab}", f"{r['value']:.4f}", f"[{r['lo']:.4f}, {r['hi']:.4f}]"])
         return "\n".join([f"judge vs human labels on {self.n} items, {pct(self.level)} intervals",
@@ -263,7 +264,7 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
     z = float(stats.norm.ppf(0.5 + level / 2))
     kint = None
     one_sided = min((T.sum(axis=0) > 0).sum(), (T.sum(axis=1) > 0).sum()) == 1  # kappa 0 by construction, no spread
-    if k is not None and not one_sided and np.isfinite(k.std_kappa):  # the Wald interval, kept inside kappa's range [-1, 1]
+    if k is not None and not one_sided and np.isfinite(k.std_kappa):  # the Wald interval, kept inside [-1, 1]
         kint = (max(-1.0, kappa - z * float(k.std_kappa)), min(1.0, kappa + z * float(k.std_kappa)))
     # per label the human uses: how often the judge gives it too (a label only the judge uses has no recall)
     recall = {lab: _jeffreys(int(T[i, i]), int(T[i].sum()), level) for i, lab in enumerate(labels) if T[i].sum()}
