@@ -5,8 +5,11 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct", "label_order"]
+import numpy as np
+
+__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct", "label_order", "label_text"]
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -105,3 +108,17 @@ def label_order(label: str) -> tuple:
     except ValueError:
         return (1, 0.0, label)
     return (0, x, label) if math.isfinite(x) else (1, 0.0, label)
+
+
+def label_text(v: Any) -> str:
+    """A label as text, as classification, judge agreement and pairwise verdicts compare labels: a whole float as
+    its integer (``1.0`` -> ``"1"``), a boolean as ``"True"`` / ``"False"``, other values as ``str``, stripped.
+
+    >>> [label_text(v) for v in (1, 1.0, "1", True, " yes ", 2.5)]
+    ['1', '1', '1', 'True', 'yes', '2.5']
+    """
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()

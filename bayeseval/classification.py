@@ -62,7 +62,7 @@ from scipy import special, stats
 
 from . import validate as V
 from ._protocol import Result
-from ._text import label_order, pct, text_table
+from ._text import label_order, label_text, pct, text_table
 
 __all__ = ["classification", "Classification", "compare_classifiers", "ClassifierComparison", "confusion"]
 
@@ -74,22 +74,18 @@ CELLS_PER_CHUNK = 4_000_000  # Dirichlet draws are made in chunks of at most thi
 def _labels(x: Any, name: str) -> np.ndarray:
     import pandas as pd
 
-    from .pairwise.data import _text
-
     arr = np.asarray(x, dtype=object)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels, got shape {arr.shape}")
     gone = np.flatnonzero(pd.isna(arr))
     if gone.size:
         raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing)")
-    return np.array([_text(v) for v in arr], dtype=object)  # 1, 1.0 and "1" are one label
+    return np.array([label_text(v) for v in arr], dtype=object)  # 1, 1.0 and "1" are one label
 
 
 def _number_text(text: str) -> str:
     """``text`` as the number it writes (``"1.0"``, ``" 1"``, ``"+1"`` -> ``"1"``; ``"2.50"`` -> ``"2.5"``) when it is
     a finite number, else itself."""
-    from .pairwise.data import _text
-
     t = text.strip()
     if "_" in t:  # Python reads "1_0" as 10; a label column does not
         return t
@@ -101,7 +97,7 @@ def _number_text(text: str) -> str:
         x = float(t)
     except ValueError:
         return t
-    return _text(x) if math.isfinite(x) else t
+    return label_text(x) if math.isfinite(x) else t
 
 
 def _file_labels(values: Any) -> np.ndarray:
@@ -120,11 +116,9 @@ def _file_labels(values: Any) -> np.ndarray:
 
 def _label_list(labels: Any) -> list:
     """``labels`` as text (``1``, ``1.0`` and ``"1"`` are one label, as in the data), each class once."""
-    from .pairwise.data import _text
-
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
         raise V.InputTypeError(f"labels must be a sequence of class labels, got {V.describe(labels)}")
-    out = [_text(v) for v in labels]
+    out = [label_text(v) for v in labels]
     first: dict = {}
     for i, lab in enumerate(out):
         if lab in first:
@@ -403,9 +397,7 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
                      "benchmarks/results_coverage_classification.md): report accuracy and per-class F1, whose "
                      "intervals hold their level")
     if K == 2 and positive is not None:
-        from .pairwise.data import _text
-
-        pos = _text(positive)
+        pos = label_text(positive)
         if pos not in labels:
             raise ValueError(f"positive {positive!r} is not one of the labels {labels}")
         metrics["f1"] = dict(per_class[pos]["f1"])

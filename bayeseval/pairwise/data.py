@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .._text import label_text as _text
+
 __all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "duplicate_note",
            "WIN_A", "WIN_B", "TIE_WORDS"]
 
@@ -147,14 +149,6 @@ def _column(data: Any, name: str, what: str, allow_missing: bool = False) -> np.
         arr = arr.copy()
         arr[missing] = None
     return arr
-
-
-def _text(v: Any) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return str(v)
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(int(v))
-    return str(v).strip()
 
 
 def _code(v: Any) -> str:

@@ -42,7 +42,7 @@ from scipy import stats
 
 from .. import validate as V
 from .._protocol import Result
-from .._text import label_order, pct, text_table
+from .._text import label_order, label_text, pct, text_table
 
 __all__ = ["ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]
 
@@ -246,10 +246,8 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         if gone.size:
             raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing): leave out "
                              "the items without both labels")
-    from .data import _text
-
-    hs = np.array([_text(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
-    js = np.array([_text(v) for v in j], dtype=object)
+    hs = np.array([label_text(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
+    js = np.array([label_text(v) for v in j], dtype=object)
     labels = sorted(set(hs) | set(js), key=label_order)
     warns = _label_warnings(set(hs), set(js))
     code = {k: i for i, k in enumerate(labels)}
