@@ -321,3 +321,36 @@ def test_agreement_intervals_hold_their_values_and_no_nan():
     json.dumps(b.to_dict(), allow_nan=False)
     lo, hi = judge_agreement(["a", "b", "a"], ["a", "b", "b"]).kappa_interval
     assert -1.0 <= lo < hi <= 1.0
+
+
+def test_benchmark_scope_coverage_quoted_in_the_docs_is_the_benchmark_results():
+    """docs/pairwise.md's benchmark-scope table and the sentences under it are read here from
+    results_coverage_pairwise_benchmark.md (now) and ..._before.md (the former interval)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+
+    def cells(name):
+        out = {}
+        for line in (root / "benchmarks" / name).read_text(encoding="utf-8").splitlines():
+            c = [x.strip() for x in line.strip().strip("|").split("|")]
+            if len(c) == 7 and c[1].isdigit():
+                vals = [float(v) for v in c[4:6] if v != "-"]
+                out.setdefault((c[0].split(":")[0], c[2]), []).extend(vals)
+        return out
+
+    now = cells("results_coverage_pairwise_benchmark.md")
+    before = cells("results_coverage_pairwise_benchmark_before.md")
+    assert len(now) == 12 and all(len(v) == 9 for v in now.values())
+    doc = " ".join((root / "docs" / "pairwise.md").read_text(encoding="utf-8").split())
+    for (pool, labels), v in now.items():
+        b = before[pool, labels]
+        row = f"| {labels} | {min(b):.0f} - {max(b):.0f}% | {min(v):.1f} - {max(v):.1f}% |"
+        assert row in doc, (pool, labels)
+    many = [x for (_, labels), v in now.items() if labels != "1" for x in v]
+    one = [x for (_, labels), v in now.items() if labels == "1" for x in v if not 93 <= x <= 97]
+    assert f"every cell lies in [93, 97] ({min(many):.1f} - {max(many):.1f}%)" in doc and 93 <= min(many)
+    assert f"The {len(one)} cells outside now all have one label per item and over-cover ({min(one):.1f} - " \
+           f"{max(one):.1f}%)" in doc
+    outside = sum(not 93 <= x <= 97 for v in before.values() for x in v)
+    assert f"the former interval had {outside} of 108 cells outside it" in doc
