@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct", "label_order", "label_text"]
+__all__ = ["text_table", "html_table", "near_bound", "fmt_prob", "pct", "label_order", "label_text", "label_texts"]
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -122,3 +122,39 @@ def label_text(v: Any) -> str:
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return str(int(v))
     return str(v).strip()
+
+
+#: kinds of object arrays (pandas' infer_dtype) in which values that compare equal are one label
+ONE_KIND = frozenset({"integer", "floating", "mixed-integer-float", "string", "boolean", "bytes", "decimal"})
+
+
+def label_texts(values: Any) -> np.ndarray:
+    """:func:`label_text` of every element of a one-dimensional sequence, as an object array; each distinct label is
+    converted once (values that compare equal and print alike share one conversion; ``True`` and ``1`` compare equal
+    but print apart, so they stay apart), not once per element.
+
+    >>> label_texts([1, 1.0, "1", True, " yes ", 2.5, 1]).tolist()
+    ['1', '1', '1', 'True', 'yes', '2.5', '1']
+    """
+    import pandas as pd
+
+    typed = np.asarray(values) if isinstance(values, (np.ndarray, pd.Series, pd.Index)) else None
+    if typed is not None and typed.dtype.kind in "biufUS":  # one type throughout: one key per distinct value
+        codes, uniq = pd.factorize(typed.ravel(), use_na_sentinel=False)
+        return np.array([label_text(v) for v in uniq.tolist()], dtype=object)[codes]
+    arr = np.asarray(values, dtype=object).ravel()
+    if arr.size == 0:
+        return arr.copy()
+    if pd.api.types.infer_dtype(arr, skipna=False) in ONE_KIND:  # no True beside a 1: equal values, one label
+        codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+        return np.array([label_text(v) for v in uniq.tolist()], dtype=object)[codes]
+    try:
+        by_value, _ = pd.factorize(arr, use_na_sentinel=False)  # 1, 1.0 and True: one key (they compare equal)
+    except TypeError:  # unhashable elements (lists): each converted on its own
+        return np.array([label_text(v) for v in arr], dtype=object)
+    by_text, _ = pd.factorize(arr.astype(str), use_na_sentinel=False)  # True and 1 apart; 1 and "1" one key
+    key = by_value.astype(np.int64) * (int(by_text.max()) + 1) + by_text
+    codes, uniq = pd.factorize(key)
+    first = np.empty(uniq.size, dtype=np.int64)
+    first[codes[::-1]] = np.arange(arr.size - 1, -1, -1)  # each key's first element
+    return np.array([label_text(v) for v in arr[first]], dtype=object)[codes]

@@ -62,9 +62,10 @@ from scipy import special, stats
 
 from . import validate as V
 from ._protocol import Result
-from ._text import label_order, label_text, pct, text_table
+from ._text import label_order, label_text, label_texts, pct, text_table
 
-__all__ = ["classification", "Classification", "compare_classifiers", "ClassifierComparison", "confusion"]
+__all__ = ["classification", "Classification", "compare_classifiers", "ClassifierComparison", "confusion",
+           "file_labels"]
 
 DEFAULT_SEED = 20261125
 PRIOR = 0.5
@@ -74,13 +75,13 @@ CELLS_PER_CHUNK = 4_000_000  # Dirichlet draws are made in chunks of at most thi
 def _labels(x: Any, name: str) -> np.ndarray:
     import pandas as pd
 
-    arr = np.asarray(x, dtype=object)
+    arr = x if isinstance(x, (np.ndarray, pd.Series, pd.Index)) else np.asarray(x, dtype=object)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels, got shape {arr.shape}")
-    gone = np.flatnonzero(pd.isna(arr))
+    gone = np.flatnonzero(pd.isna(np.asarray(arr)))
     if gone.size:
         raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing)")
-    return np.array([label_text(v) for v in arr], dtype=object)  # 1, 1.0 and "1" are one label
+    return label_texts(arr)  # 1, 1.0 and "1" are one label; each distinct label converted once
 
 
 def _number_text(text: str) -> str:
@@ -100,10 +101,15 @@ def _number_text(text: str) -> str:
     return label_text(x) if math.isfinite(x) else t
 
 
-def _file_labels(values: Any) -> np.ndarray:
-    """Label cells read from a file, as the labels :func:`classification` compares: a cell that reads as a finite
-    number is that number (``1``, ``1.0``, ``"1.0"`` and ``" 1"`` are one class), other text stays text, a
-    missing cell stays missing.  Each distinct cell is read once."""
+def file_labels(values: Any) -> np.ndarray:
+    """Label cells read from a file (every cell text, as a CSV reader may give them), as the labels
+    :func:`classification` compares: a cell that reads as a finite number is that number (``1``, ``1.0``,
+    ``"1.0"`` and ``" 1"`` are one class), other text stays text, a missing cell stays missing.  Each distinct
+    cell is read once.  ``bayeseval classify`` reads its label columns this way.
+
+    >>> file_labels(["1.0", " 1", "+1", "2.50", "cat", None, "1_0"]).tolist()
+    ['1', '1', '1', '2.5', 'cat', None, '1_0']
+    """
     import pandas as pd
 
     s = pd.Series(np.asarray(values, dtype=object), dtype=object)
@@ -145,10 +151,12 @@ def _two_classes(labels: list, given: bool) -> None:
 def confusion(y_true: Any, y_pred: Any, labels: Any = None) -> tuple[np.ndarray, list]:
     """Confusion counts ``C[i, j]`` (true label ``i``, predicted ``j``) and the label order (``labels`` as given;
     without it the labels of the data, numbers by value first, then text)."""
+    import pandas as pd
+
     t, p = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")
     if t.size != p.size:
         raise ValueError(f"y_true and y_pred must have the same length, got {t.size} and {p.size}")
-    uniq, inv = np.unique(np.concatenate([t, p]).astype(str), return_inverse=True)
+    inv, uniq = pd.factorize(np.concatenate([t, p]))  # labels are text already: one key per class
     present = sorted(uniq.tolist(), key=label_order)
     if labels is None:
         labels = present
@@ -350,7 +358,7 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
             if it.shape != (int(C.sum()),):
                 raise ValueError(f"items must give one item per prediction ({int(C.sum())}), got shape {it.shape}")
             t, p = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")
-            D = _design_effect(t == p, np.array([str(v) for v in it], dtype=object))
+            D = _design_effect(t == p, it.astype(str).astype(object))
     n = int(C.sum())
     if n == 0:
         raise ValueError("there are no predictions")

@@ -738,7 +738,7 @@ def cmd_pairwise(args) -> int:
 
 def cmd_classify(args) -> int:
     """Classification metrics per model from a table of (true, predicted) labels; two models: also compared."""
-    from .classification import _file_labels, classification, compare_classifiers
+    from .classification import classification, compare_classifiers, file_labels
     from .pairwise.data import read_records
 
     path = str(args.path)
@@ -748,9 +748,9 @@ def cmd_classify(args) -> int:
             raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "
                              "--true / --pred / --model / --item")
     # a cell that reads as a finite number is that number (1 and 1.0 one class), other text stays text
-    df = df.assign(**{c: _file_labels(df[c]) for c in {args.true, args.pred}})
-    labels = None if args.labels is None else _file_labels(_split(args.labels, "--labels")).tolist()
-    positive = None if args.positive is None else _file_labels([args.positive])[0]
+    df = df.assign(**{c: file_labels(df[c]) for c in {args.true, args.pred}})
+    labels = None if args.labels is None else file_labels(_split(args.labels, "--labels")).tolist()
+    positive = None if args.positive is None else file_labels([args.positive])[0]
     if args.model:
         empty = np.flatnonzero((df[args.model].isna() | (df[args.model].astype(str).str.strip() == "")).to_numpy())
         if empty.size:

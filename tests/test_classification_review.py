@@ -10,6 +10,7 @@ import json
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -312,3 +313,51 @@ def test_coverage_numbers_quoted_are_the_benchmark_results():
              if "few examples" in w)
     assert (f"{100 * min(mid):.0f}-{100 * max(mid):.0f}% of their estimand at 6-15 examples per class, "
             f"{100 * min(few):.0f}-{100 * max(few):.0f}% at 1-2.5") in w
+
+
+# ---- labels converted once per distinct label (label_texts), same labels as one conversion per element
+def _mixed_labels(rng, n):
+    pool = [1, 1.0, "1", " 1", True, False, 0, 0.0, np.int64(1), np.float64(2.0), np.bool_(True), "cat", " cat",
+            "1.0", 2.5, b"x", -0.0]
+    return np.array([pool[i] for i in rng.integers(0, len(pool), n)], dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_label_texts_equal_one_conversion_per_element(seed):
+    from bayeseval._text import label_text, label_texts
+
+    rng = np.random.default_rng(seed)
+    x = _mixed_labels(rng, 300)
+    assert label_texts(x).tolist() == [label_text(v) for v in x]
+    for typed in (rng.integers(0, 4, 50), rng.random(50).round(1), rng.random(50) < 0.5,
+                  np.array(["a", " a", "b"])[rng.integers(0, 3, 50)], pd.Series(rng.integers(0, 3, 50))):
+        assert label_texts(typed).tolist() == [label_text(v) for v in np.asarray(typed).tolist()]
+    assert label_texts([True, 1, 1.0, "1"]).tolist() == ["True", "1", "1", "1"]   # True is not 1
+    assert label_texts([[1], [2]]).tolist() == ["1", "2"]                          # unhashable: one by one
+
+
+def test_judge_and_classification_tables_unchanged_by_label_reading():
+    from bayeseval.classification import classification, confusion
+    from bayeseval.pairwise import judge_agreement
+
+    rng = np.random.default_rng(3)
+    t = _mixed_labels(rng, 400)
+    p = np.where(rng.random(400) < 0.7, t, _mixed_labels(rng, 400))
+    C, labels = confusion(t, p)
+    # the same counts from a plain Python tally of label_text pairs
+    from bayeseval._text import label_text
+    pairs = [(label_text(a), label_text(b)) for a, b in zip(t, p)]
+    want = np.array([[sum(1 for q in pairs if q == (a, b)) for b in labels] for a in labels])
+    assert np.array_equal(C, want)
+    assert set(labels) == {"1", "True", "False", "0", "2", "cat", "1.0", "2.5", "b'x'"}
+    a = judge_agreement(t, p)
+    assert np.array_equal(np.asarray(a.table), want) and a.labels == labels
+    r = classification(t.tolist(), p.tolist())
+    assert r.metrics["accuracy"]["value"] == pytest.approx(np.trace(want) / 400)
+
+
+def test_file_labels_public_and_read_once_per_cell():
+    from bayeseval.classification import file_labels
+
+    assert file_labels(["1.0", " 1", "+1", "2.50", "cat", None, "1_0", "nan"]).tolist() == \
+        ["1", "1", "1", "2.5", "cat", None, "1_0", "nan"]

@@ -42,7 +42,7 @@ from scipy import stats
 
 from .. import validate as V
 from .._protocol import Result
-from .._text import label_order, label_text, pct, text_table
+from .._text import label_order, label_texts, pct, text_table
 
 __all__ = ["ppi_mean", "ppi_mean_by_item", "PPIMean", "judge_agreement", "Agreement"]
 
@@ -246,13 +246,11 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         if gone.size:
             raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing): leave out "
                              "the items without both labels")
-    hs = np.array([label_text(v) for v in h], dtype=object)  # 1, 1.0 and "1" are one label
-    js = np.array([label_text(v) for v in j], dtype=object)
+    hs, js = label_texts(h), label_texts(j)  # 1, 1.0 and "1" are one label; each distinct label converted once
     labels = sorted(set(hs) | set(js), key=label_order)
     warns = _label_warnings(set(hs), set(js))
-    code = {k: i for i, k in enumerate(labels)}
-    T = np.zeros((len(labels), len(labels)), dtype=np.int64)
-    np.add.at(T, (np.array([code[v] for v in hs]), np.array([code[v] for v in js])), 1)
+    index, K = pd.Index(labels, dtype=object), len(labels)
+    T = np.bincount(index.get_indexer(hs) * K + index.get_indexer(js), minlength=K * K).reshape(K, K).astype(np.int64)
     n = int(T.sum())
     agree = int(np.trace(T))
     # kappa is undefined when chance agreement is 1 (both sides use one and the same label throughout)
