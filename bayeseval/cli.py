@@ -665,7 +665,9 @@ def cmd_plan(args) -> int:
     models = data.models
     if len(models) > 2:
         raise UsageError(f"plan takes one model or a pair; these inputs hold {models}: choose with --models A,B")
-    counts = [data.counts(m) for m in models]
+    runs = [data.run(m) for m in models]
+    str_ids = not _same_id_types(runs)  # "7" in one file, 7 in another: paired as compare pairs them
+    counts = [r.counts(str_ids) for r in runs]
     result = plan(*counts, alpha=args.alpha, power=args.power, level=args.level, delta=args.delta)
     text = json.dumps(result.to_dict(), indent=1) if args.format == "json" else result.summary()
     _write(text, args)

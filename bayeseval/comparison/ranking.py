@@ -138,6 +138,10 @@ def model_dict(models: Any, what: str = "compare_all") -> dict:
     if isinstance(models, dict):
         out = dict(models)
     elif hasattr(models, "names") and hasattr(models, "counts"):
+        datasets = getattr(models, "datasets", None)
+        if isinstance(datasets, list) and len(datasets) > 1:
+            raise V.ArgumentError("{models} holds several datasets ({names}); models are ranked on one: pass "
+                                  "models.select(datasets=[NAME])", "models", names=", ".join(map(repr, datasets)))
         out = {name: models.counts(name) for name in models.names()}
     else:
         raise V.InputTypeError(f"models must be a dict name -> outcomes or an outcome file, got {V.describe(models)}")

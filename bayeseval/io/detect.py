@@ -18,7 +18,8 @@ it never decodes a whole log.
 * another ``*.json`` holding ``"details"``: ``opencompass`` if it reports ``G-Pass@``,
   else ``aisbench`` (n = 1 files of the two tools are alike and load alike);
   a ``bayeseval-outcomes`` file is never claimed;
-* ``*.jsonl`` named ``samples_*`` or whose first record has ``doc_id``: ``lm-eval``.
+* another ``*.json`` that is a list (of records) is no tool's: None (a long table);
+* ``*.jsonl`` named ``samples_*`` or whose first record has ``doc_id`` and no ``model``: ``lm-eval``.
 
 >>> import json, tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -84,15 +85,16 @@ def _file(path: Path) -> str | None:
             first = json.loads(line)
         except (json.JSONDecodeError, RecursionError):   # not JSON, or nested too deeply: the reader says which
             return None
-        return "lm-eval" if isinstance(first, dict) and "doc_id" in first else None
+        # lm-eval's records carry no model field; a record with one is a row of a long table
+        return "lm-eval" if isinstance(first, dict) and "doc_id" in first and "model" not in first else None
     if suffix == ".json":
         if is_inspect_json(path):
             return "inspect"
         head = _head(path)
         if name.startswith("results_") and '"results"' in head:
             return "lm-eval"
-        if "bayeseval-outcomes" in head or '"details"' not in head:
-            return None
+        if "bayeseval-outcomes" in head or '"details"' not in head or head.lstrip("\ufeff \t\r\n").startswith("["):
+            return None  # the tools write one JSON object; a list of records is a long table
         return "opencompass" if "G-Pass@" in head else "aisbench"
     return None
 

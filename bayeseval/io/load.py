@@ -216,6 +216,7 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if path.is_dir() and fmt in ("outcomes", "long", "wide"):
         raise ValueError(f"{path}: is a folder, expected a file for format={fmt!r}")
     guessed_wide = False
+    tabled = bool(columns) and path.is_file() and path.suffix.lower() in _TABLE_SUFFIXES  # columns name a table's
     header = _header(path) if path.is_file() and path.suffix.lower() in (".csv", ".tsv") else []  # read once
     if fmt in ("auto", "long", "wide", "model-columns") and header:
         columns = _header_roles(path, header, columns)
@@ -224,7 +225,7 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if fmt == "auto":
         from .detect import detect
 
-        fmt = detect(path) or ""
+        fmt = "" if tabled else (detect(path) or "")  # columns given: a table, whatever its fields resemble
         if not fmt:
             if path.is_dir():
                 raise ValueError(f"{path}: a folder, but not an AISBench, OpenCompass or lm-eval output folder; "

@@ -318,11 +318,15 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         f"{s}::DOUBLE" if cols[score] != "BOOLEAN" else f"{s}::INTEGER::DOUBLE")
     blank = f"({s} IS NULL OR trim({s}::VARCHAR) IN ('', 'NA', 'NaN', 'nan', 'null'))" if not numeric else f"{s} IS NULL"
 
-    def text(col: str) -> str:  # labels as text (a cast only where the column is not text already)
-        return _quote(col) if cols[col] == "VARCHAR" else f"{_quote(col)}::VARCHAR"
+    def text(col: str) -> str:  # labels as text (a cast only where the column is not text already), stripped of
+        # surrounding spaces as the pandas reader strips them ('q1 ' is question 'q1'); blank is empty (NULL)
+        return f"NULLIF(trim({_quote(col)}), '')" if cols[col] == "VARCHAR" else f"{_quote(col)}::VARCHAR"
+
+    def label(col: str) -> str:  # a question id keeps its type; text ids are stripped as above
+        return text(col) if cols[col] == "VARCHAR" else _quote(col)
 
     keys = ([f"{text(dataset)} AS dataset"] if use_dataset else []) + \
-           ([f"{text(model)} AS model"] if model is not None else []) + [f"{_quote(question)} AS question"]
+           ([f"{text(model)} AS model"] if model is not None else []) + [f"{label(question)} AS question"]
     w = _quote(weight) if weight is not None else None
     t = _quote(trial) if use_trial else None
     bad = []  # (alias, condition, column, what): rows the query counts as malformed, located only if some are
@@ -387,7 +391,7 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         if col is None:
             continue
         if key in g["_null"]:
-            raise _locate(con, located_scan, f"{_quote(col)} IS NULL", col, f"({role}) is empty", fmt)
+            raise _locate(con, located_scan, f"{label(col)} IS NULL", col, f"({role}) is empty", fmt)
         ch = g["_control"].get(key)
         if ch is not None:  # labels must be printable: found on the (small) groups, then located in the rows
             raise _locate(con, located_scan, f"contains({_quote(col)}, {_literal(ch)})", col,
@@ -881,10 +885,13 @@ def count_expression(t: Any, *, model: str | None = "model", question: str = "qu
     if use_trial:
         tr = t[trial]
         extra["tr"] = tr.cast("int64") if tr.type().is_integer() else tr.try_cast("int64")
+    def text(col):  # stripped as the pandas reader strips labels ('q1 ' is question 'q1'); blank is empty
+        return t[col].cast("string").strip().nullif("")
+
     keyed = t.mutate(
-        dataset=(t[dataset].cast("string") if dataset is not None and dataset in cols else ibis.literal("dataset")),
-        model=(t[model].cast("string") if model is not None else ibis.literal("model")),
-        question=t[question], value=t[score].cast("float64"),
+        dataset=(text(dataset) if dataset is not None and dataset in cols else ibis.literal("dataset")),
+        model=(text(model) if model is not None else ibis.literal("model")),
+        question=(text(question) if t[question].type().is_string() else t[question]), value=t[score].cast("float64"),
         w=(t[weight] if weight is not None else ibis.literal(1)), **extra)
     aggs = {"n": keyed.w.sum()}
     if use_trial:
@@ -906,6 +913,10 @@ def _aggregate_ibis(source: Any, model, question, trial, score, dataset, weight)
     out = count_expression(t, model=model, question=question, score=score, dataset=dataset, weight=weight,
                            trial=trial)
     df = out.to_pandas()
+    for key, col, role in (("dataset", dataset, "dataset"), ("model", model, "model"), ("question", question,
+                                                                                       "question id")):
+        if key in df.columns and df[key].isna().any():  # a missing or blank label: never a group of its own
+            raise ValueError(f"table: column {col!r} ({role}) is empty in some rows; every row needs one")
     return {k: df[k].to_numpy() for k in ("dataset", "model", "question", "value", "n", "tmax", "tsum", "tbad")
             if k in df.columns}
 

@@ -339,20 +339,23 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def _read_csv(path: Path, sep: str, where: str, *, allow_truncated: bool, key_columns: tuple[str, ...],
-              empty_tail_counts: Callable, **read_options):
-    """A CSV/TSV file -> (DataFrame, row names as file lines, warnings); shape checked by :func:`_scan_csv`."""
+              empty_tail_counts: Callable, as_written: Any = None, **read_options):
+    """A CSV/TSV file -> (DataFrame, row names as file lines, warnings); shape checked by :func:`_scan_csv`.
+    ``as_written`` (a column name or position): that column's cells kept as the text written (an id ``NA`` or
+    ``None`` is that id; an empty cell is ``""``), not read as missing."""
     import pandas as pd
 
     header, starts, truncation = _scan_csv(path, sep, where, key_columns, empty_tail_counts)
     notes = []
     end_hint = "; if the row is complete, end the file with a newline"
 
-    def parse(drop_last: bool):
+    def parse(drop_last: bool, **options):
+        options = options or read_options
         if not drop_last:
-            return pd.read_csv(path, sep=sep, encoding="utf-8-sig", **read_options)
+            return pd.read_csv(path, sep=sep, encoding="utf-8-sig", **options)
         with path.open(encoding="utf-8-sig", newline="") as fh:
             text = "".join(itertools.islice(fh, starts[-1] - 1))
-        return pd.read_csv(io.StringIO(text, newline=""), sep=sep, **read_options)
+        return pd.read_csv(io.StringIO(text, newline=""), sep=sep, **options)
 
     drop = False
     if truncation is not None:
@@ -369,6 +372,13 @@ def _read_csv(path: Path, sep: str, where: str, *, allow_truncated: bool, key_co
             df = parse(True)
         else:
             raise ValueError(f"{where}: not a valid {'TSV' if sep == chr(9) else 'CSV'} table ({text})") from None
+    if as_written is not None and len(df.columns):
+        col = df.columns[as_written] if isinstance(as_written, int) else as_written
+        if col in df.columns:  # the id column again, its cells as written (the other cells keep pandas' NA rule)
+            opts = {k: v for k, v in read_options.items() if k not in ("dtype", "keep_default_na", "na_values")}
+            raw = parse(drop, **opts, usecols=[col], dtype=str, keep_default_na=False)
+            if len(raw) == len(df):
+                df[col] = raw[col].to_numpy(dtype=object)
     kept = starts[:-1] if drop else starts
     if len(kept) == 0 and len(df) == 0 and drop:
         raise ValueError(f"{where}: no complete row (the only row was dropped as truncated)")
@@ -515,7 +525,8 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     df, rows_of, notes = _read_csv(path, sep, where, allow_truncated=allow_truncated,
                                    key_columns=(question,) if question else (),
                                    empty_tail_counts=lambda col: True,
-                                   dtype={0: str} if question is None else {question: str})
+                                   dtype={0: str} if question is None else {question: str},
+                                   as_written=0 if question is None else question)
     if df.shape[1] < 2:
         raise ValueError(f"{path}: a wide table needs a question id column and at least one trial column")
     if len(df) == 0:
@@ -523,10 +534,11 @@ def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dat
     qcol = question if question is not None else df.columns[0]
     if qcol not in df.columns:
         raise ValueError(f"{path}: no question column {qcol!r}; columns are {list(map(str, df.columns))}")
-    ids = df[qcol]
-    if ids.isna().any() or ids.duplicated().any():
-        bad = int(np.flatnonzero((ids.isna() | ids.duplicated()).to_numpy())[0])
-        what = "is empty" if ids.isna().iloc[bad] else (
+    ids = df[qcol].map(lambda v: v.strip() if isinstance(v, str) else v)  # 'q1 ' is question 'q1', as in a long table
+    blank = ids.isna() | (ids == "")
+    if blank.any() or ids.duplicated().any():
+        bad = int(np.flatnonzero((blank | ids.duplicated()).to_numpy())[0])
+        what = "is empty" if blank.iloc[bad] else (
             f"repeats {rows_of(int(np.flatnonzero((ids == ids.iloc[bad]).to_numpy())[0]))}")
         raise ValueError(f"{path}: {rows_of(bad)}: column {str(qcol)!r}: question id {_plain(ids.iloc[bad])!r} "
                          f"{what}; a wide table has one row per question")
@@ -597,7 +609,8 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
     keys = tuple(k for k in (question, run) if k)
     df, rows_of, notes = _read_csv(path, sep, where, allow_truncated=allow_truncated, key_columns=keys,
                                    empty_tail_counts=lambda col: True,
-                                   dtype={k: str for k in keys} if keys else {0: str})
+                                   dtype={k: str for k in keys} if keys else {0: str},
+                                   as_written=question if question is not None else 0)
     if len(df) == 0:
         raise ValueError(f"{path}: the table has no rows")
     qcol = question if question is not None else df.columns[0]
@@ -605,6 +618,9 @@ def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: 
         if c not in df.columns:
             raise ValueError(f"{path}: no column {c!r}; columns are {list(map(str, df.columns))}")
     ids = df[qcol].astype(str).str.strip()
+    if (ids == "").any():
+        bad = int(np.flatnonzero((ids == "").to_numpy())[0])
+        raise ValueError(f"{path}: {rows_of(bad)}: column {str(qcol)!r}: the question id is empty; every row needs one")
     if run is not None:
         try:
             vals = [float(v) for v in df[run]]
