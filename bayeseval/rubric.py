@@ -125,8 +125,9 @@ def krippendorff_alpha(ratings: Any, *, measurement: str = "ordinal", values: An
 
     ``alpha = 1 - D_o / D_e`` from the coincidence matrix ``o_ck = sum_u (pairs of c and k values in unit u)
     / (m_u - 1)`` (units with ``m_u >= 2`` ratings); the point value is the ``krippendorff`` package's.  The
-    interval resamples units with replacement (percentile, ``resamples`` times): each resample's coincidence
-    matrix is the weighted sum of the units' own, so the whole bootstrap is one matrix product.
+    interval resamples units with replacement (percentile, ``resamples`` times, widened to hold alpha where it
+    does not): each resample's coincidence matrix is the weighted sum of the units' own, so the whole bootstrap is
+    one matrix product.
 
     >>> import numpy as np
     >>> nan = np.nan  # Krippendorff (2011), the 4 coders x 12 units example: 0.743 / 0.815 / 0.849
@@ -155,9 +156,9 @@ def krippendorff_alpha(ratings: Any, *, measurement: str = "ordinal", values: An
         raise ValueError(f"ratings hold {bad:g}, which is not among values={vals.tolist()}")
     m = (~np.isnan(R)).sum(axis=1)
     pairable = m >= 2
-    if pairable.sum() < 2 or vals.size < 2:
-        raise ValueError("Krippendorff's alpha needs at least 2 units rated by 2 or more coders and at least 2 "
-                         "distinct values")
+    if pairable.sum() < 2 or np.unique(R[pairable][~np.isnan(R[pairable])]).size < 2:  # else alpha is 0 / 0
+        raise ValueError("Krippendorff's alpha needs at least 2 units rated by 2 or more coders, and at least 2 "
+                         "distinct values among their ratings (with one value there is no disagreement to expect)")
     H = _value_counts(R[pairable], vals)
     a = 1.0 / (m[pairable] - 1.0)
     alpha = float(krippendorff.alpha(reliability_data=R.T, level_of_measurement=measurement, value_domain=vals))
@@ -173,6 +174,9 @@ def krippendorff_alpha(ratings: Any, *, measurement: str = "ordinal", values: An
     boot = np.concatenate(parts)
     boot = boot[np.isfinite(boot)]
     lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) if boot.size else (math.nan, math.nan)
+    if boot.size:  # the interval holds the value it is reported with (a percentile interval need not, and the
+        # package's value and the coincidences' can differ in the last bit)
+        lo, hi = min(float(lo), alpha), max(float(hi), alpha)
     return Agreement(alpha, float(lo), float(hi), level, measurement, int(R.shape[0]), int(R.shape[1]),
                      int(pairable.sum()))
 
@@ -271,13 +275,24 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
         if dimensions is None:
             dimensions = names
     if dimensions is None:  # every other column whose values are all numbers (tables read as text included)
-        dimensions = [c for c in df.columns if c not in (item, system, judge)
-                      and df[c].notna().any()
-                      and not (pd.to_numeric(df[c], errors="coerce").isna() & df[c].notna()
-                               & (df[c].astype(str).str.strip() != "")).any()]
+        dimensions = []
+        for c in (c for c in df.columns if c not in (item, system, judge) and df[c].notna().any()):
+            given = (df[c].notna() & (df[c].astype(str).str.strip() != "")).to_numpy()
+            text = pd.to_numeric(df[c], errors="coerce").isna().to_numpy() & given
+            if not text.any():
+                dimensions.append(c)
+            elif 2 * int(text.sum()) <= int(given.sum()):  # mostly numbers: a rating column with a bad cell
+                r = int(np.flatnonzero(text)[0])
+                raise V.ArgumentError("table: column {col!r} holds ratings and text (row {r}: {cell!r}); a rating must "
+                                      "be a number: fix the cell, or name the rating columns with {dimensions}",
+                                      "dimensions", col=str(c), r=r, cell=_plain(df[c].iloc[[r]])[0])
     elif isinstance(dimensions, str):
         dimensions = [d.strip() for d in dimensions.split(",") if d.strip()]
     dimensions = list(dimensions)
+    twice = [d for i, d in enumerate(dimensions) if d in dimensions[:i]]
+    if twice:
+        raise V.ArgumentError("{dimensions} names {d!r} twice; name each rating column once", "dimensions",
+                              d=twice[0])
     if not dimensions:
         raise V.ArgumentError("{dimensions}: no rating columns found; name the columns that hold ratings with "
                               "{dimensions}", "dimensions")
@@ -635,6 +650,7 @@ def compare_rubric(table: Any, a: str, b: str, *, item: str = "item", system: st
     frame, dims = _frame(table, item, system, judge, dimensions, scale, dimension, rating)
     notes: list = []
     have = list(dict.fromkeys(frame[SYSTEM]))
+    a, b = str(a), str(b)  # system ids are compared as text, as the table's are
     if a == b:
         raise ValueError(f"a and b must be two different systems, got {a!r} twice")
     for name in (a, b):

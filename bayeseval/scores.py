@@ -51,17 +51,37 @@ class Scores:
     is_scores = True
 
     def __init__(self, n: Any, total: Any, sq: Any, lo: float, hi: float, ids: Any = None):
-        n = np.asarray(n, dtype=np.int64)
-        total = np.asarray(total, dtype=np.float64)
-        sq = np.asarray(sq, dtype=np.float64)
-        if not (n.ndim == 1 and n.shape == total.shape == sq.shape and n.size >= 1):
+        try:
+            n_in = np.array(n, dtype=np.float64)  # copies: the caller's arrays are not frozen or changed
+            total = np.array(total, dtype=np.float64)
+            sq = np.array(sq, dtype=np.float64)
+            lo, hi = float(lo), float(hi)
+        except (TypeError, ValueError):
+            raise V.InputTypeError("Scores needs numbers: n, total and sq arrays, lo and hi") from None
+        if not (n_in.ndim == 1 and n_in.shape == total.shape == sq.shape and n_in.size >= 1):
             raise ValueError("Scores needs n, total and sq of the same length >= 1")
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(f"Scores needs a range lo < hi of finite numbers, got ({lo:g}, {hi:g})")
+        if not np.all(np.isfinite(n_in)) or (n_in != np.round(n_in)).any():
+            raise ValueError("n must hold whole numbers of observed scores per question")
+        n = n_in.astype(np.int64)
         if (n < 1).any():
             raise ValueError("every question needs at least one observed score (n >= 1)")
+        if not (np.all(np.isfinite(total)) and np.all(np.isfinite(sq))):
+            raise ValueError("total and sq must be finite numbers")
+        tol = 1e-9 * (hi - lo)
+        mean = total / n
+        out = np.flatnonzero((mean < lo - tol) | (mean > hi + tol))
+        if out.size:
+            raise ValueError(f"question {int(out[0])}: its mean score total / n = {mean[out[0]]:g} lies outside the "
+                             f"range [{lo:g}, {hi:g}]")
+        if (sq < -tol * (hi - lo) * n).any():  # rounding of a sum of squares: far below 1e-9 of its scale
+            raise ValueError(f"sq must be sums of squared deviations (>= 0), got {float(sq.min()):g}")
+        sq = np.maximum(sq, 0.0)  # rounding below 0
         for a in (n, total, sq):
             a.setflags(write=False)
         self.n, self.total, self.sq = n, total, sq
-        self.lo, self.hi = float(lo), float(hi)
+        self.lo, self.hi = lo, hi
         self.ids = _check_ids(ids, n.size)
         self._cache: dict = {}
 

@@ -100,7 +100,10 @@ def test_benchmark_scope_sd_is_the_estimators_error():
     post = build(R, "avg")
     m, sd = post.moments("benchmark")
     assert m == pytest.approx(R.mean(), rel=1e-14)
-    assert sd == pytest.approx(math.sqrt(np.sum(R.var(axis=1, ddof=1) / 4)) / 60, rel=1e-12)
+    V = R.var(axis=1, ddof=1) / 4
+    df = V.sum() ** 2 / np.sum(V**2 / 3)  # Welch-Satterthwaite; the sd is the t posterior's, scale sqrt(df / (df - 2))
+    assert sd == pytest.approx(math.sqrt(V.sum()) / 60 * math.sqrt(df / (df - 2)), rel=1e-12)
+    assert sd == pytest.approx(np.std(post.draws("benchmark", 400_000, np.random.default_rng(0))), rel=0.02)
     # every question scored the same on every trial: no error left in benchmark scope
     same = np.repeat(rng.random((20, 1)), 3, axis=1)
     assert build(same, "avg").moments("benchmark")[1] == pytest.approx(0.0, abs=1e-12)
@@ -150,8 +153,10 @@ def test_few_varying_questions_widen_the_interval_to_a_t():
     assert total == pytest.approx(V.sum(), rel=1e-12) and got == pytest.approx(df, rel=1e-12)
     e = be.estimate(R, scope="benchmark", draws=100_000, seed=2)
     half = (e.hi - e.lo) / 2
-    assert half == pytest.approx(stats.t.ppf(0.975, df) * e.sd, rel=0.03)
-    assert half > 1.2 * 1.96 * e.sd  # df about 4 here: t = 2.45
+    scale = math.sqrt(V.sum()) / 15
+    assert half == pytest.approx(stats.t.ppf(0.975, df) * scale, rel=0.03)
+    assert half > 1.2 * 1.96 * scale  # df about 4 here: t = 2.45
+    assert e.sd == pytest.approx(stats.t(df, scale=scale).std(), rel=1e-12)  # the t's sd, not its scale
     with pytest.warns(be.ModelCheckWarning, match="every question scored the same on each of its trials"):
         be.estimate(np.repeat(rng.random((10, 1)), 3, axis=1), scope="benchmark")
 
@@ -211,8 +216,12 @@ def test_compare_scores_against_scipy():
     assert c.verdict.startswith("A is better") and c.p_a_better > 0.99
     cb = be.compare(A, B, scope="benchmark", seed=3)
     assert cb.delta.mean == pytest.approx(d.mean(), rel=1e-12)
-    sd = math.sqrt(np.sum(A.var(axis=1, ddof=1) / 4) + np.sum(B.var(axis=1, ddof=1) / 4)) / 80
-    assert cb.delta.sd == pytest.approx(sd, rel=1e-12)
+    def t_var(X):  # each model's benchmark posterior: a t with Welch-Satterthwaite df; its variance
+        V = X.var(axis=1, ddof=1) / 4
+        df = V.sum() ** 2 / np.sum(V**2 / 3)
+        return stats.t(df, scale=math.sqrt(V.sum()) / 80).var()
+
+    assert cb.delta.sd == pytest.approx(math.sqrt(t_var(A) + t_var(B)), rel=1e-12)
     assert "McNemar" not in c.summary().split("note:")[0]
     # one model's scores happen to be all 0/1: both are still read as scores (not a silent binarisation)
     both = be.compare(A, np.round(B), seed=3)

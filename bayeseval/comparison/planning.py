@@ -140,14 +140,22 @@ class Plan(Result):
             "scale": None if self.scale is None else list(self.scale),
         }
 
+    def _enough_words(self) -> str:
+        """Where more trials stop paying off, in words (never, when the pilot shows no between-question variance:
+        every bit of the variance is then within questions, and more trials always reduce it)."""
+        n = self.trials_enough()
+        if n is None:
+            return ("more trials keep paying off at every N (the pilot shows no between-question variance, so all of "
+                    "the variance is within questions)")
+        return f"more trials stop paying off near N = {n} (within-question share of the variance <= 10%)"
+
     def summary(self) -> str:
         what = "paired difference" if self.paired else "mean score"
         lines = [
             f"Pilot: M = {self.M_pilot} questions, N = {self.N_pilot} trials; {what}: between-question variance "
             f"{self.sigma_b2:.4g}, within-question variance per trial {self.sigma_w2:.4g}.",
             f"Detectable effects at alpha = {self.alpha:g}, power = {self.power:g}; interval widths at "
-            f"{pct(self.level)}. More trials stop paying off near N = {self.trials_enough()} "
-            "(within-question share of the variance <= 10%).",
+            f"{pct(self.level)}. {self._enough_words()[0].upper() + self._enough_words()[1:]}.",
             "",
         ]
         Ns = [n for n in N_GRID]
@@ -170,7 +178,7 @@ class Plan(Result):
         Ns = list(N_GRID)
         rows = [[f"{M}"] + [f"{self.mde(M, n):.4f}" for n in Ns] for M in M_GRID]
         return (f"<p>minimum detectable effect (alpha = {self.alpha:g}, power = {self.power:g}); "
-                f"more trials stop paying off near N = {self.trials_enough()}</p>"
+                f"{self._enough_words()}</p>"
                 + html_table(["M \\ N"] + [str(n) for n in Ns], rows))
 
 

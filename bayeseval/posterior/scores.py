@@ -31,9 +31,12 @@ Miller (2024), arXiv:2411.00640.  Coverage: ``benchmarks/results_coverage_scores
 >>> from bayeseval.scores import to_scores
 >>> from bayeseval.posterior import build
 >>> post = build(to_scores([[0.5, 1.0], [0.0, 0.25], [0.75, 0.75]]), "avg")
->>> # sd = sqrt(0.125 / 2 + 0.03125 / 2 + 0 / 2) / 3: the within-question variances over n, summed
->>> round(post.value(), 4), [round(v, 4) for v in post.moments("benchmark")]
-(0.5417, [0.5417, 0.0932])
+>>> # scale = sqrt(0.125 / 2 + 0.03125 / 2 + 0 / 2) / 3: the within-question variances over n, summed; two
+>>> # questions that vary, 1 degree of freedom each, give df = 0.0781^2 / (0.0625^2 + 0.0156^2) = 1.47
+>>> # (Welch-Satterthwaite): a t with no finite sd, so the sd is the largest any law on [0, 1] with this mean
+>>> # has, sqrt(0.5417 * 0.4583)
+>>> round(post.value(), 4), [round(v, 4) for v in post.moments("benchmark")], round(post.error_model()[1], 2)
+(0.5417, [0.5417, 0.4983], 1.47)
 """
 
 from __future__ import annotations
@@ -130,17 +133,23 @@ class ScorePosterior(Posterior):
             if factor is None:  # three questions or fewer: a t posterior with no variance; the range bounds it
                 return widest_sd(float(mean[0]), self.range)
             return float(mean[0]), float(math.sqrt(max(factor * cov[0, 0], 0.0)))
-        return self.value(), math.sqrt(self.error_var()) / self.M
+        total, df = self.error_model()
+        scale = math.sqrt(total) / self.M
+        widest = widest_sd(self.value(), self.range)[1]  # no law on the range has a larger sd
+        if not math.isfinite(df) or df > 1e6:
+            return self.value(), min(scale, widest)
+        # the t posterior's sd, scale * sqrt(df / (df - 2)); with df <= 2 it has none: the range bounds it
+        return self.value(), min(scale * math.sqrt(df / (df - 2.0)), widest) if df > 2 else widest
 
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         lo, hi = self.range
         if scope == "population" or self.one_trial:
             y = lo + (hi - lo) * rng.random((n, 1))
             return np.clip(dp_draws_studentized(self._x[:, None], self.freq, y, *self._pseudo(), rng)[:, 0], lo, hi)
-        mean, sd = self._moments("benchmark")
-        df = self.error_model()[1]
+        total, df = self.error_model()
+        scale = math.sqrt(total) / self.M  # the t's scale (its sd is larger: _moments)
         z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
-        return np.clip(mean + sd * z, lo, hi)
+        return np.clip(self.value() + scale * z, lo, hi)
 
     def _model_checks(self, scope: str, advice: str = "") -> list[str]:
         out = []

@@ -145,12 +145,15 @@ class BettingCS:
         if bets not in ("plugin", "agrapa"):
             raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
         self.bets = bets
-        lo, hi = float(lo), float(hi)
-        if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
+        if not hi > lo:
             raise ValueError(f"the range must be two finite numbers lo < hi, got ({lo}, {hi})")
         self.lo, self.hi = lo, hi
         grid = V.integer(grid, "grid", minimum=11)
-        extra = np.atleast_1d(np.asarray(extra, dtype=np.float64))
+        try:
+            extra = np.atleast_1d(np.asarray(extra, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise V.InputTypeError(f"extra must be candidate means (numbers), got {V.describe(extra)}") from None
         if extra.size and (not np.isfinite(extra).all()):
             raise ValueError("extra candidate means must be finite numbers")
         self._extra = extra
@@ -251,7 +254,7 @@ class BettingCS:
     def log_e(self, m: float) -> float:
         """log of the running-maximum capital against the mean ``m`` (one of ``extra`` for an exact value;
         otherwise the nearest grid point)."""
-        u = (float(m) - self.lo) / (self.hi - self.lo)
+        u = (V.real(m, "m") - self.lo) / (self.hi - self.lo)
         j = int(np.abs(self._m - u).argmin())
         return float(self._runmax[j])
 

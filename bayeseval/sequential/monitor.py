@@ -95,9 +95,14 @@ class StopRule:
                     raise ValueError(f"StopRule: {name} must be a whole number >= 1, got {v!r}")
                 object.__setattr__(self, name, int(x))
         if self.rope is not None:
-            lo, hi = self.rope
-            if not (math.isfinite(float(lo)) and math.isfinite(float(hi)) and float(lo) < float(hi)):
+            try:
+                lo, hi = self.rope
+            except (TypeError, ValueError):
+                raise V.InputTypeError(f"StopRule: rope must be a pair (lo, hi), got {self.rope!r}") from None
+            lo, hi = V.real(lo, "StopRule: rope's lo"), V.real(hi, "StopRule: rope's hi")
+            if not lo < hi:
                 raise ValueError(f"StopRule: rope must be two finite numbers lo < hi, got {self.rope!r}")
+            object.__setattr__(self, "rope", (lo, hi))
 
     def words(self) -> str:
         parts = ["decided"] if self.decided else []

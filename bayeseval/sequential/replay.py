@@ -79,6 +79,28 @@ def _as_matrix(X: Any, name: str, w: Any, score_range: Any) -> tuple[np.ndarray,
     return arr, "binary", None
 
 
+def _aligned(A: Any, B: Any) -> Any:
+    """``B`` in ``A``'s question order where both are DataFrames with the same question ids (the index) in
+    another order, as :func:`bayeseval.compare` pairs them; different ids are an error.  Other inputs pair by
+    row, as documented."""
+    import pandas as pd
+
+    if not (isinstance(A, pd.DataFrame) and isinstance(B, pd.DataFrame)) or A.index.equals(B.index):
+        return B
+    if A.index.has_duplicates or B.index.has_duplicates or set(A.index) != set(B.index):
+        raise ValueError("A and B are DataFrames whose indexes (question ids) differ; replay pairs questions by id: "
+                         "give both the same questions, each once")
+    return B.loc[A.index]
+
+
+def _weighted(arr: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Graded outcomes (category codes, NaN = missing) as each trial's weight."""
+    out = np.full(arr.shape, np.nan)
+    seen = ~np.isnan(arr)
+    out[seen] = w[arr[seen].astype(np.int64)]
+    return out
+
+
 def _scores_for(arr: np.ndarray, kind: str, extra: Any, table: np.ndarray | None, pick: np.ndarray) -> np.ndarray:
     """Per-question score from the chosen trials ``pick`` (M, trials) of ``arr``."""
     chosen = np.take_along_axis(arr, pick, axis=1)
@@ -225,6 +247,7 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     alpha = V.confidence(alpha, "alpha")
     rule = parse_until(until)
     spec = parse(metric, **metric_params)
+    B = _aligned(A, B)
     arr_a, kind_a, extra_a = _as_matrix(A, "A", w, score_range)
     arr_b, kind_b, extra_b = _as_matrix(B, "B", w, score_range)
     if kind_a != kind_b:
@@ -245,9 +268,12 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
         lo, hi = (float(extra_a.min()), float(extra_a.max())) if kind_a == "graded" else extra_a
     from ..comparison import compare
 
-    weights = {"w": w} if kind_a == "graded" else {}
-    full = compare(A, B, metric=spec.label if spec.name != "custom" else spec.coefficients, names=names,
-                   missing=np.nan, score_range=score_range, level=1 - alpha, seed=seed, **weights)
+    if kind_a == "graded":  # compare reads graded outcomes as scores: each trial's weight, in the weights' range
+        fa, fb, full_range = _weighted(arr_a, extra_a), _weighted(arr_b, extra_a), (lo, hi)
+    else:
+        fa, fb, full_range = A, B, score_range
+    full = compare(fa, fb, metric=spec.label if spec.name != "custom" else spec.coefficients, names=names,
+                   missing=np.nan, score_range=full_range, level=1 - alpha, seed=seed)
     full_decision = {"A": "A better", "B": "B better"}.get(full.decision)
     full_samples = int(obs_a.sum() + obs_b.sum())
     M = arr_a.shape[0]

@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import validate as V
 from ..metrics.engine import Bernstein, score_table
-from ..scores import Scores, to_outcomes
+from ..counts import flat_error, is_flat
+from ..scores import Scores, binarise, to_outcomes
 from ..targets import MetricSpec, parse
 
 __all__ = ["question_values", "unbiased_table"]
@@ -57,8 +58,15 @@ def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: 
     """One unbiased score per question (in the input's question order) and the range scores lie in.
 
     ``X`` is an outcome matrix (questions x trials), a DataFrame, lists of rows or a Counts table; 0/1,
-    graded categories with weights ``w`` (metric avg) or continuous scores (``score_range``, metric avg).
+    graded categories with weights ``w`` (metric avg) or continuous scores (``score_range``, metric avg);
+    ``threshold=t`` turns scores into 0/1 outcomes (``score > t``) first, as :func:`bayeseval.estimate` does.
+    A flat sequence is refused as ambiguous (questions with one trial each, or one question), as there.
     """
+    if not ragged and is_flat(X):
+        raise flat_error(f"{name} is", len(X))
+    if "threshold" in params:  # binarised as estimate binarises them (for avg@n too: its threshold reads them so)
+        X = binarise(X, params.pop("threshold"), score_range=score_range, missing=missing, ragged=ragged, name=name)
+        missing, ragged, score_range = np.nan, False, None
     out = to_outcomes(X, w, missing=missing, ragged=ragged, score_range=score_range, name=name)
     spec = parse(metric, **params)
     if isinstance(out, Scores):
