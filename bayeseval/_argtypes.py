@@ -29,7 +29,14 @@ def _parse(text: str, cast, ok, expected: str):
 
 
 def level(text: str) -> float:
-    """A probability strictly between 0 and 1 (a credibility or error level)."""
+    """A credibility level strictly between 0 and 1, far enough below 1 that ``0.5 + v / 2`` does not round to 1 (an
+    infinite interval)."""
+    return _parse(text, float, lambda v: 0 < v < 1 and 0.5 + v / 2 < 1.0,
+                  "a number in (0, 1), at most 0.9999999999999998")
+
+
+def probability(text: str) -> float:
+    """A probability strictly between 0 and 1 (an error level or a power)."""
     return _parse(text, float, lambda v: 0 < v < 1, "a number in (0, 1)")
 
 

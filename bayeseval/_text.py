@@ -141,7 +141,9 @@ def label_texts(values: Any) -> np.ndarray:
     typed = np.asarray(values) if isinstance(values, (np.ndarray, pd.Series, pd.Index)) else None
     if typed is not None and typed.dtype.kind in "biufUS":  # one type throughout: one key per distinct value
         codes, uniq = pd.factorize(typed.ravel(), use_na_sentinel=False)
-        return np.array([label_text(v) for v in uniq.tolist()], dtype=object)[codes]
+        # each value as its own type prints it (a float32 0.1 is "0.1", as the object path gives; tolist() would
+        # widen it to 0.10000000149011612)
+        return np.array([label_text(v) for v in np.asarray(uniq)], dtype=object)[codes]
     arr = np.asarray(values, dtype=object).ravel()
     if arr.size == 0:
         return arr.copy()

@@ -120,6 +120,26 @@ def file_labels(values: Any) -> np.ndarray:
     return out
 
 
+def _item_keys(items: np.ndarray) -> np.ndarray:
+    """Item ids as one text key each (``1`` and ``1.0`` one item); a missing id, or one id spelled two ways (``1``
+    and ``"1"``), is an error naming ``items``: either would merge items that may differ into one cluster."""
+    import pandas as pd
+
+    gone = np.flatnonzero(pd.isna(items))
+    if gone.size:
+        raise ValueError(f"items is missing an item id at position {int(gone[0])} ({gone.size} missing); every "
+                         "prediction needs its item")
+    keys = label_texts(items)
+    if pd.unique(keys).size < pd.unique(items).size:  # two different values read as one id
+        first: dict = {}
+        for v, k in zip(items.tolist(), keys.tolist()):
+            if k in first and first[k] != v:
+                raise ValueError(f"items spells one id two ways ({first[k]!r} and {v!r}); write each item's id "
+                                 "one way")
+            first.setdefault(k, v)
+    return keys
+
+
 def _label_list(labels: Any) -> list:
     """``labels`` as text (``1``, ``1.0`` and ``"1"`` are one label, as in the data), each class once."""
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
@@ -345,6 +365,9 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
             C = C.astype(np.int64)
         if (C < 0).any():
             raise ValueError("confusion_matrix must hold non-negative integer counts")
+        if float(C.sum(dtype=np.float64)) >= 2.0**53:  # sums of counts must stay exact (int64 would overflow)
+            raise ValueError("confusion_matrix counts must sum to less than 2^53; these sum to "
+                             f"{float(C.sum(dtype=np.float64)):.4g}")
         labels = _label_list(labels) if labels is not None else [str(i) for i in range(C.shape[0])]
         if len(labels) != C.shape[0]:
             raise ValueError(f"labels has {len(labels)} entries for a {C.shape[0]} x {C.shape[0]} confusion matrix")
@@ -358,7 +381,7 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
             if it.shape != (int(C.sum()),):
                 raise ValueError(f"items must give one item per prediction ({int(C.sum())}), got shape {it.shape}")
             t, p = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")
-            D = _design_effect(t == p, it.astype(str).astype(object))
+            D = _design_effect(t == p, _item_keys(it))
     n = int(C.sum())
     if n == 0:
         raise ValueError("there are no predictions")

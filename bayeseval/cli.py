@@ -27,7 +27,7 @@ import numpy as np
 from . import __version__
 from . import validate as V
 from ._argtypes import error_line as _error_line, level as _level, nonneg_int as _nonneg_int, \
-    positive_int as _positive_int, resamples as _resamples
+    positive_int as _positive_int, probability as _probability, resamples as _resamples
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, pct, text_table
@@ -990,7 +990,7 @@ def _add_sequential(p) -> None:
     p.add_argument("--until", default="decided", metavar="WORDS",
                    help="stopping rule: 'decided', 'equivalent within R', 'width W', 'N questions', 'N samples', "
                         "joined by 'or' (default decided)")
-    p.add_argument("--alpha", type=_level, default=0.05, help="error level of the sequence (default 0.05)")
+    p.add_argument("--alpha", type=_probability, default=0.05, help="error level of the sequence (default 0.05)")
 
 
 def _add_input(p, many: bool = True) -> None:
@@ -1151,8 +1151,8 @@ def build_parser() -> argparse.ArgumentParser:
               "questions, standard errors, minimum detectable effect and questions needed for a given power.",
               "  bayeseval plan pilot.csv\n  bayeseval plan examples/data/tot_game24.json --delta 0.03 --power 0.9")
     _add_input(pl)
-    pl.add_argument("--alpha", type=_level, default=0.05)
-    pl.add_argument("--power", type=_level, default=0.8)
+    pl.add_argument("--alpha", type=_probability, default=0.05)
+    pl.add_argument("--power", type=_probability, default=0.8)
     pl.add_argument("--level", type=_level, default=0.95)
     pl.add_argument("--delta", type=float, default=None, help="the difference you want to detect")
     _add_output(pl, ("text", "json"))

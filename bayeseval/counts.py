@@ -50,7 +50,9 @@ MAX_CATEGORIES = 1001  # categories 0..1000: rubric grades, partial-credit level
 
 def row_sums(table: np.ndarray) -> np.ndarray:
     """Row sums of a narrow table (few columns): a column-wise add loop, much faster than
-    ``table.sum(axis=1)``, whose per-row overhead dominates when rows hold 2-12 entries."""
+    ``table.sum(axis=1)``, whose per-row overhead dominates when rows hold 2-12 entries (no columns: 0)."""
+    if table.shape[1] == 0:
+        return np.zeros(table.shape[0], dtype=table.dtype)
     out = table[:, 0].copy()
     for j in range(1, table.shape[1]):
         out += table[:, j]

@@ -422,6 +422,11 @@ def _check_replicas(metric: Any, counts: Counts) -> None:
         raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but questions have up "
                          f"to {counts.N} trials; use 'avg' (or 'avg@{counts.N}') for all of them, or keep the "
                          f"first {int(m.group(1))} trials of each question")
+    if m and int(m.group(1)) <= counts.N and int(np.min(counts.n)) < int(m.group(1)):
+        few = int(np.sum(np.asarray(counts.n) < int(m.group(1))))
+        raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but {few} question(s) "
+                         f"have fewer (as few as {int(np.min(counts.n))}); use 'avg' for the trials there are, or give "
+                         f"every question {int(m.group(1))} replicas")
     if m and int(m.group(1)) > counts.N:
         raise ValueError(f"metric {metric!r} names {int(m.group(1))} replicas per question, but no question has more "
                          f"than {counts.N} trials; use 'avg' (or 'avg@{counts.N}') for the trials there are")

@@ -172,9 +172,28 @@ def real(
     return result
 
 
-def confidence(value: Any, name: str = "confidence") -> float:
-    """A credibility level strictly between 0 and 1."""
+def probability(value: Any, name: str) -> float:
+    """A probability strictly between 0 and 1 (an error level or a power; levels of intervals: :func:`confidence`)."""
     return real(value, name, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+
+
+def confidence(value: Any, name: str = "confidence") -> float:
+    """A credibility level strictly between 0 and 1, and far enough below 1 that ``0.5 + level / 2`` does not round
+    to 1 in double precision (the interval's normal quantile would be infinite).
+
+    >>> confidence(0.9999999999999998)
+    0.9999999999999998
+    >>> try:
+    ...     confidence(0.9999999999999999)
+    ... except ValueError as exc:
+    ...     print(str(exc)[:44])
+    confidence = 0.9999999999999999 is too close
+    """
+    v = real(value, name, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    if 0.5 + v / 2 >= 1.0:
+        raise ValueError(f"{name} = {v!r} is too close to 1: 0.5 + {name} / 2 rounds to 1 in double precision, so its "
+                         "interval would be infinite; give at most 0.9999999999999998")
+    return v
 
 
 def tau(value: Any, name: str = "tau") -> float:

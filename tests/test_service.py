@@ -799,12 +799,12 @@ def test_rubric_equals_the_library(client):
 
 
 @pytest.mark.parametrize("change, field, text", [
-    (lambda b: {**b, "a": "M22"}, None, "give both a and b"),
+    (lambda b: {**b, "a": "M22"}, "b", "give both a and b"),
     (lambda b: {**b, "scale": [1, 3]}, "ratings[", "is outside scale [1, 3]"),
     (lambda b: {**b, "a": "M22", "b": "zz"}, "a", "no system 'zz'"),
     (lambda b: {**b, "constraints": {"length": 3}}, "constraints", "'length' is not a dimension"),
     (lambda b: {**b, "ratings": b["ratings"][:1] + [{**b["ratings"][1], "ratings": {"coherence": 3}}]},
-     None, "every rating must name the same dimensions"),
+     "ratings[1]", "every rating must name the same dimensions"),
 ])
 def test_rubric_bad_input_is_422_naming_the_field(client, change, field, text):
     _, ratings = _summeval_ratings(docs=5)
@@ -835,11 +835,13 @@ def test_classify_equals_the_library(client):
     assert r.json()["models"]["confusion_matrix"]["metrics"]["accuracy"]["value"] == pytest.approx(0.85)
 
 
-@pytest.mark.parametrize("body, text", [
-    ({"true": ["a", "b"], "models": {"x": ["a"]}}, "models.x has 1 predictions but true has 2"),
-    ({"confusion_matrix": [[1, 2], [3, 4]]}, "needs labels"),
-    ({"true": ["a"]}, "give true and models"),
+@pytest.mark.parametrize("body, text, field", [
+    ({"true": ["a", "b"], "models": {"x": ["a"]}}, "models.x has 1 predictions but true has 2", "models.x"),
+    ({"confusion_matrix": [[1, 2], [3, 4]]}, "needs labels", "labels"),
+    ({"true": ["a"]}, "give true and models", "models"),
+    ({"true": ["a", "b"], "models": {"x": ["a", "b"]}, "items": [1]}, "items has 1 entries", "items"),
 ])
-def test_classify_bad_input_is_422(client, body, text):
+def test_classify_bad_input_is_422(client, body, text, field):
     r = client.post("/v1/classify", json=body)
     assert r.status_code == 422 and text in r.json()["error"]["message"], r.text
+    assert r.json()["error"]["field"] == field  # a check across fields names the field it is about

@@ -206,8 +206,8 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     """
     from .paired import as_counts, align
 
-    alpha = V.confidence(alpha, "alpha")
-    power = V.confidence(power, "power")
+    alpha = V.probability(alpha, "alpha")
+    power = V.probability(power, "power")
     level = V.confidence(level, "level")
     scored = any_scores([A] if B is None else [A, B], score_range)
     ca = as_counts(A, "A", missing, ragged, score_range, scored)

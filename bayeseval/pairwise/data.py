@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._text import label_text as _text
+from .._text import label_texts as _texts
 
 __all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "duplicate_note",
            "WIN_A", "WIN_B", "TIE_WORDS"]
@@ -64,6 +65,8 @@ class Preferences:
         return len(self.items)
 
     def index(self, model: Any, name: str = "model") -> int:
+        if model not in self.models and _text(model) in self.models:  # written as the data's names are read
+            model = _text(model)
         if model not in self.models:
             raise ValueError(f"{name} {model!r} is not one of the models in the data: "
                              f"{', '.join(map(repr, self.models))}")
@@ -229,8 +232,8 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
         r = next(i for i, v in enumerate(ids) if isinstance(v, str) != isinstance(ids[0], str))
         raise ValueError(f"{item} ids must be all numbers or all text, not a mix (row 0 is {ids[0]!r}, row {r} is "
                          f"{ids[r]!r}: 1 and '1' would be merged)")
-    ma = np.array([_text(v) for v in _column(data, model_a, "model_a")], dtype=object)
-    mb = np.array([_text(v) for v in _column(data, model_b, "model_b")], dtype=object)
+    ma = _texts(_column(data, model_a, "model_a"))  # each distinct name converted once
+    mb = _texts(_column(data, model_b, "model_b"))
     if ids.size == 0:
         raise ValueError("the table has no rows")
     for arr, what in ((ma, model_a), (mb, model_b)):
@@ -247,11 +250,20 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     a_first = None
     if order is not None:
         od = _column(data, order, "order")
-        words = np.array([_text(v).lower() for v in od], dtype=object)
-        raw = np.array([_text(v) for v in od], dtype=object)
+        import pandas as pd
+
+        raw = _texts(od)
+        words = pd.Series(raw, dtype=object).str.lower().to_numpy(dtype=object)
         a_first = np.full(od.size, -1, dtype=np.int64)
-        a_first[np.isin(words, ("model_a", "a", "true")) | (raw == ma)] = 1
-        a_first[np.isin(words, ("model_b", "b", "false")) | (raw == mb)] = 0
+        says_a = np.isin(words, ("model_a", "a", "true")) | (raw == ma)
+        says_b = np.isin(words, ("model_b", "b", "false")) | (raw == mb)
+        both = np.flatnonzero(says_a & says_b)
+        if both.size:  # a code for one side and the other side's model name: refused, as for verdicts
+            i = int(both[0])
+            raise ValueError(f"order: row {i} holds {raw[i]!r}, both an order code and the name of a model in that row "
+                             f"({ma[i]!r} vs {mb[i]!r}); write model_a / model_b ({both.size} such row(s))")
+        a_first[says_a] = 1
+        a_first[says_b] = 0
         bad = np.flatnonzero(a_first < 0)
         if bad.size:
             r = int(bad[0])
@@ -260,9 +272,9 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
         a_first = a_first.astype(bool)
     elif shown_first == "model_a":
         a_first = np.ones(ids.size, dtype=bool)
-    jd = None if judge is None else np.array([_text(v) for v in _column(data, judge, "judge")], dtype=object)
+    jd = None if judge is None else _texts(_column(data, judge, "judge"))
     if repeat is not None:
-        rep = np.array([_text(v) for v in _column(data, repeat, "repeat")], dtype=object)
+        rep = _texts(_column(data, repeat, "repeat"))
         lo = np.where(ma < mb, ma, mb)
         hi = np.where(ma < mb, mb, ma)
         first = None if a_first is None else np.where(a_first, ma, mb)  # the model shown first, by name
@@ -277,7 +289,7 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     keep = out != -2
     if not keep.any():
         raise ValueError(f"no row of {winner!r} could be read")
-    item_text = np.array([_text(v) for v in ids], dtype=object)
+    item_text = _texts(ids)
     dups = 0
     if repeat is None:  # exact copies of earlier rows: with a judge column, the same judge's verdict twice; without
         # one, copies are anonymous labels unless every distinct row comes a multiple of k >= 2 times over several

@@ -34,7 +34,8 @@ specificity with Jeffreys intervals (Beta(1/2 + x, 1/2 + n - x) quantiles).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,8 @@ class PPIMean(Result):
     N: int
     classical: dict  # human labels alone: estimate, se, lo, hi
     judge_only: float  # the judge's mean on all items (biased unless the judge is right)
-    effective_n: float
+    effective_n: float | None  # None where the PPI++ se is 0 (no spread to compare)
+    warnings: list = field(default_factory=list)
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
         if level not in (None, self.level) or method not in (None, "normal"):
@@ -70,7 +72,7 @@ class PPIMean(Result):
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("estimate", "se", "lo", "hi", "lam", "level", "n", "N", "classical",
-                                               "judge_only", "effective_n")}
+                                               "judge_only", "effective_n", "warnings")}
 
     def to_frame(self):
         import pandas as pd
@@ -87,9 +89,11 @@ class PPIMean(Result):
                  f"[{self.lo:.4f}, {self.hi:.4f}]"],
                 ["human labels only", f"{c['estimate']:.4f}", f"{c['se']:.4f}", f"[{c['lo']:.4f}, {c['hi']:.4f}]"],
                 ["judge on all items (biased)", f"{self.judge_only:.4f}", "", ""]]
+        worth = "" if self.effective_n is None else f"; worth {self.effective_n:.0f} human labels"
         return "\n".join([f"prediction-powered mean: {self.n} human-labelled items, {self.N} judge-only; "
-                          f"{pct(self.level)} intervals; worth {self.effective_n:.0f} human labels",
-                          text_table(["method", "estimate", "se", "interval"], rows, right=(1, 2))])
+                          f"{pct(self.level)} intervals{worth}",
+                          text_table(["method", "estimate", "se", "interval"], rows, right=(1, 2))]
+                         + [f"warning: {w}" for w in self.warnings])
 
 
 def _scores(x: Any, name: str) -> np.ndarray:
@@ -125,9 +129,13 @@ def ppi_mean(y: Any, f: Any, f_unlabeled: Any, *, lam: float | None = None, leve
     se_c = math.sqrt(float(np.var(y)) / n)
     classical = {"estimate": float(y.mean()), "se": se_c, "lo": float(y.mean()) - z * se_c,
                  "hi": float(y.mean()) + z * se_c}
-    eff = n * se_c**2 / se**2 if se > 0 else float("inf")
+    eff = n * se_c**2 / se**2 if se > 0 else None
+    warns = [] if se > 0 else [f"the {n} human labels and the judge's residuals on them do not vary, so the "
+                               "standard error is 0 and the interval has no width: that is no certainty, only no "
+                               "spread seen; label more items"]
     return PPIMean(estimate=est, se=se, lo=est - z * se, hi=est + z * se, lam=lam, level=level, n=n, N=N,
-                   classical=classical, judge_only=float(np.concatenate([f, fu]).mean()), effective_n=float(eff))
+                   classical=classical, judge_only=float(np.concatenate([f, fu]).mean()),
+                   effective_n=None if eff is None else float(eff), warnings=warns)
 
 
 def ppi_mean_by_item(judge: Any, human: Any, *, lam: float | None = None, level: float = 0.95) -> PPIMean:
@@ -150,11 +158,13 @@ def ppi_mean_by_item(judge: Any, human: Any, *, lam: float | None = None, level:
     if not rest:
         raise ValueError("every judged item also has a human score: there is nothing for the judge to add "
                          "(use the human scores alone)")
-    try:
-        return ppi_mean([h[k] for k in keys], [j[k] for k in keys], [j[k] for k in rest], lam=lam, level=level)
-    except (ValueError, TypeError) as exc:  # name the caller's arguments, not ppi_mean's
-        msg = str(exc).replace("f_unlabeled", "judge").replace("y ", "human ", 1).replace("f ", "judge ", 1)
-        raise type(exc)(msg) from None
+    if len(keys) < 2:
+        raise ValueError(f"human must score at least 2 items, got {len(keys)}")
+    for d, name in ((h, "human"), (j, "judge")):  # name the item, not a position in ppi_mean's arrays
+        for k, v in d.items():
+            if not (isinstance(v, (numbers.Real, np.bool_)) and math.isfinite(float(v))):
+                raise ValueError(f"{name}: item {k!r} has score {v!r}; scores must be finite numbers")
+    return ppi_mean([h[k] for k in keys], [j[k] for k in keys], [j[k] for k in rest], lam=lam, level=level)
 
 
 def _by_item(x: Any, name: str) -> dict:
@@ -269,6 +279,12 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         if set(labels) == {neg, pos}:
             sens, spec = recall.get(pos), recall.get(neg)
     ai = _jeffreys(agree, n, level)
+    if kint is not None and kint[0] == kint[1]:  # the Wald sd is 0 (agreement on every item): no certainty, so
+        # kappa = (p_o - p_e) / (1 - p_e) at the agreement interval's ends, the marginals (p_e) held fixed
+        p_e = float(T.sum(axis=1) @ T.sum(axis=0)) / (n * n)
+        kint = (max(-1.0, min(kappa, (ai["lo"] - p_e) / (1 - p_e))), min(1.0, max(kappa, (ai["hi"] - p_e) / (1 - p_e))))
+        warns.append("kappa's Wald standard error is 0 here (the labels agree on every item), so its interval is the "
+                     "agreement interval carried to kappa with the labels' shares held fixed")
     return Agreement(n=n, labels=labels, agreement=agree / n, agreement_interval=(ai["lo"], ai["hi"]), kappa=kappa,
                      kappa_interval=kint, recall=recall, sensitivity=sens, specificity=spec, level=level, table=T,
                      warnings=tuple(warns))

@@ -271,6 +271,7 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
     draws = V.integer(draws, "draws", minimum=100)
     resamples = V.integer(resamples, "resamples", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
+    a, b = prefs.models[prefs.index(a, "a")], prefs.models[prefs.index(b, "b")]  # as the data's names are read
     counts, _, pos = prefs.pair_counts(a, b)
     M = counts.shape[0]
     n_i = counts.sum(axis=1)

@@ -141,7 +141,7 @@ class BettingCS:
 
     def __init__(self, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, *, extra=(), grid: int = GRID,
                  bets: str = "plugin"):
-        self.alpha = V.confidence(alpha, "alpha")
+        self.alpha = V.probability(alpha, "alpha")
         if bets not in ("plugin", "agrapa"):
             raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
         self.bets = bets
@@ -277,7 +277,7 @@ def capital_at(x: np.ndarray, m: float, alpha: float = 0.05, bets: str = "plugin
     if not (np.isfinite(x).all() and x.min(initial=0.0) >= 0.0 and x.max(initial=0.0) <= 1.0):
         raise ValueError("x must hold numbers in [0, 1] (rescale observations in [lo, hi] by (x - lo) / (hi - lo))")
     m = V.real(m, "m", lo=0.0, hi=1.0)
-    alpha = V.confidence(alpha, "alpha")
+    alpha = V.probability(alpha, "alpha")
     if bets not in ("plugin", "agrapa"):
         raise ValueError(f"bets must be 'plugin' or 'agrapa', got {bets!r}")
     R = x.shape[0]

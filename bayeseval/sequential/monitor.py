@@ -328,7 +328,7 @@ class Sequential:
                  null: float | None = None, name: str = "model", grid: int | None = None, bets: str = "agrapa",
                  _names=None):
         self.rule = parse_until(until)
-        self.alpha = V.confidence(alpha, "alpha")
+        self.alpha = V.probability(alpha, "alpha")
         lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")

@@ -244,7 +244,7 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     null_replays = replays if null_replays is None else V.integer(null_replays, "null_replays", minimum=0,
                                                                   limit="replays")
     seed = V.integer(seed, "seed", minimum=0)
-    alpha = V.confidence(alpha, "alpha")
+    alpha = V.probability(alpha, "alpha")
     rule = parse_until(until)
     spec = parse(metric, **metric_params)
     B = _aligned(A, B)

@@ -178,7 +178,10 @@ def validation_errors(errors: list[dict], body: Any = None) -> tuple[int, dict]:
     details = []
     for e in errors:
         field = field_path(e.get("loc", ()), body)
-        details.append({"field": field, "message": _clean_message(str(e.get("msg", ""))), "type": e.get("type")})
+        message = _clean_message(str(e.get("msg", "")))
+        if field is None:  # a check across fields: its message begins with the field it is about
+            field = _leading_field(message, body)
+        details.append({"field": field, "message": message, "type": e.get("type")})
     # a value that fails every member of a union yields one error per member: headline the most specific
     # one (not "should be a valid string" from a member of another type), then the deepest field
     def rank(d):
@@ -193,6 +196,25 @@ def validation_errors(errors: list[dict], body: Any = None) -> tuple[int, dict]:
 
 
 _PARAM = re.compile(r"^([A-Za-z_][A-Za-z0-9_@^-]*)")
+_LEADING = re.compile(r"^([A-Za-z_]\w*)((?:\.[^\s.:\[]+|\[\d+\])*)[: ]")
+
+
+def _leading_field(message: str, body: Any) -> str | None:
+    """The field a request-level message names first (``models.a has 2 predictions ...`` -> ``models.a``), when its
+    top-level key is one the request may hold, else None.
+
+    >>> _leading_field("models.a has 2 predictions but true has 3", {"models": {}, "true": []})
+    'models.a'
+    >>> _leading_field("labels: a confusion_matrix needs labels", {"confusion_matrix": []})
+    'labels'
+    >>> _leading_field("give both a and b", {}) is None
+    True
+    """
+    m = _LEADING.match(message)
+    if not m or not isinstance(body, dict):
+        return None
+    known = set(body) | {"a", "b", "labels", "true", "models", "items", "ties", "confusion_matrix", "first"}
+    return m.group(1) + m.group(2) if m.group(1) in known else None
 
 
 def library_field(message: str, context: str | None, known: dict | None = None) -> str | None:

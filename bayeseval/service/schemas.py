@@ -52,7 +52,17 @@ Interval = Literal["exact", "normal", "hdi"]
 EstimateInterval = Literal["auto", "exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t", "exact+betting"]
 #: AISBench's tables: auto or a posterior interval
 TableInterval = Literal["auto", "exact", "normal", "hdi"]
+def _below_one(v: float) -> float:
+    """A level whose normal quantile is finite: ``0.5 + v / 2`` must not round to 1 (the library's rule)."""
+    if 0.5 + v / 2 >= 1.0:
+        raise ValueError(f"{v!r} is too close to 1: 0.5 + v / 2 rounds to 1 in double precision, so an interval "
+                         "would be infinite; give at most 0.9999999999999998")
+    return v
+
+
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
+#: an interval's level: a probability whose normal quantile is finite
+Level = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False), AfterValidator(_below_one)]
 BetaPrior = Annotated[list[Annotated[float, Strict(), Field(gt=0, le=1e6, allow_inf_nan=False)]],
                       Field(min_length=2, max_length=2)]
 Prior = Union[Literal["robust", "hierarchical", "uniform", "jeffreys", "dirichlet", "hierarchical-dirichlet"], BetaPrior]
@@ -285,7 +295,7 @@ def metric_args(item: Any) -> tuple[Any, dict]:
 
 class _Stats(_Body):
     scope: Scope = Field("population", description="'population' (questions are a sample) or 'benchmark'")
-    level: Probability = Field(0.95, description="credibility level in (0, 1)")
+    level: Level = Field(0.95, description="credibility level in (0, 1)")
     prior: Prior | None = Field(None, description=_PRIOR_DOC)
     draws: Draws = Field(4000, description="posterior draws behind exact / hdi intervals (resamples behind "
                                            "bootstrap-t)")
@@ -387,7 +397,7 @@ class PairwiseRequest(_Body):
     ties: Optional[Literal["davidson", "split", "exclude"]] = Field(
         None, description="ranking: davidson (default), split or exclude; head to head: split (default) or exclude")
     scope: Scope = "population"
-    level: Probability = 0.95
+    level: Level = 0.95
     draws: Draws = 4000
     resamples: Resamples = 10_000
     seed: Seed | None = None
@@ -395,12 +405,13 @@ class PairwiseRequest(_Body):
     @model_validator(mode="after")
     def _pair_and_order(self):
         if (self.a is None) != (self.b is None):
-            raise ValueError("give both a and b for a head-to-head comparison, or neither for strengths")
+            raise ValueError(f"{'b' if self.b is None else 'a'}: give both a and b for a head-to-head comparison, "
+                             "or neither for strengths")
         if self.a is not None and self.ties == "davidson":
-            raise ValueError("ties='davidson' is for strengths; head to head, ties are 'split' or 'exclude'")
+            raise ValueError("ties: 'davidson' is for strengths; head to head, ties are 'split' or 'exclude'")
         known = {lab.first is not None for lab in self.labels}
         if len(known) > 1:
-            raise ValueError("first must be given on every label or on none")
+            raise ValueError("labels: first must be given on every label or on none")
         return self
 
     @property
@@ -431,14 +442,15 @@ class RubricRequest(_Body):
     b: Optional[Name] = Field(None, description="... with this one, per dimension (Holm-adjusted)")
     measurement: Literal["ordinal", "interval", "nominal", "ratio"] = "ordinal"
     scope: Scope = "population"
-    level: Probability = 0.95
+    level: Level = 0.95
     resamples: Resamples = 2000
     seed: Seed | None = None
 
     @model_validator(mode="after")
     def _checks(self):
         if (self.a is None) != (self.b is None):
-            raise ValueError("give both a and b to compare two systems, or neither")
+            raise ValueError(f"{'b' if self.b is None else 'a'}: give both a and b to compare two systems, or "
+                             "neither")
         if not self.scale[0] < self.scale[1]:
             raise ValueError(f"scale must be [lo, hi] with lo < hi, got {self.scale}")
         dims = {tuple(sorted(r.ratings)) for r in self.ratings}
@@ -475,7 +487,7 @@ class ClassifyRequest(_Body):
         None, description="item of each prediction (repeated predictions per item count through their design "
                           "effect)")
     positive: ClassLabel | None = Field(None, description="two classes: the positive label (adds its F1)")
-    level: Probability = 0.95
+    level: Level = 0.95
     seed: Seed | None = None
 
     @field_validator("confusion_matrix")
@@ -504,11 +516,12 @@ class ClassifyRequest(_Body):
     def _one_input(self):
         if self.confusion_matrix is not None:
             if self.true is not None or self.models is not None:
-                raise ValueError("give either a confusion_matrix or true and models, not both")
+                raise ValueError("confusion_matrix: give either a confusion_matrix or true and models, not both")
             if self.labels is None:
-                raise ValueError("a confusion_matrix needs labels (one per row and column)")
+                raise ValueError("labels: a confusion_matrix needs labels (one per row and column)")
         elif self.true is None or self.models is None:
-            raise ValueError("give true and models (predicted labels per model), or a confusion_matrix")
+            raise ValueError(f"{'true' if self.true is None else 'models'}: give true and models (predicted labels "
+                             "per model), or a confusion_matrix")
         else:
             for name, pred in self.models.items():
                 if len(pred) != len(self.true):
@@ -532,7 +545,7 @@ class PlanRequest(_Body):
     alpha: Probability = Field(0.05, description="two-sided test level; above 1.2e-16 (smaller ones make the critical "
                                                  "value infinite)")
     power: Probability = Field(0.8, description="power to detect delta; above alpha / 2")
-    level: Probability = Field(0.95, description="level of the interval widths; below 1 - 1.2e-16")
+    level: Level = Field(0.95, description="level of the interval widths; below 1 - 1.2e-16")
     delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1 for 0/1 "
                                                  "outcomes; up to hi - lo for scores")
 
