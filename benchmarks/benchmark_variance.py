@@ -40,6 +40,12 @@ two other families of tilts: ``lambda`` pseudo-successes or pseudo-failures adde
 (``shift``), and each question's posterior kept inside its Clopper-Pearson interval at level ``1 - gamma / M``,
 tested at ``alpha - gamma`` (``restricted``: Berger & Boos 1994, JASA 89(427), p-values maximised over a confidence
 set for the nuisance rates).
+
+``--part student`` runs chosen cells (default as ``--part exact``) for two candidates that widen the default's normal
+interval by how uncertain its error variance is: a Student-t quantile with Satterthwaite's degrees of freedom, and the
+exact quantile of a normal scale mixture, both from the posterior law of the variance (``student_quantiles``).
+
+    python benchmarks/benchmark_variance.py --part student --reps 150
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ from bayeseval.posterior import build  # noqa: E402
 LEVEL = 0.95
 Z = float(stats.norm.ppf(0.5 + LEVEL / 2))
 DRAWS = 2000  # draws of the error per lambda in the exact-tail candidate
+STUDENT_DRAWS = 400  # draws of the variance law per replicate in the Student-t and scale-mixture candidates
 SHARE = 0.7  # the candidate warning's threshold on the share carried by questions whose trials all agree
 METRICS = ("avg", "pass@k", "pass^k", "maj@k")
 
@@ -369,6 +376,85 @@ def run_exact(args):
     return run_tilted(args, exact=True)
 
 
+def _var_given_p(post, n: int, p: np.ndarray) -> np.ndarray:
+    """``Var(ghat | p)`` of one question's unbiased score from ``n`` trials, at every ``p`` (any shape)."""
+    T = score_table(post.C, n)[:, 0]
+    P = stats.binom.pmf(np.arange(n + 1), n, np.clip(p, 1e-12, 1.0 - 1e-12)[..., None])
+    return P @ T**2 - (P @ T) ** 2
+
+
+def variance_law(post, rng: np.random.Generator, draws: int = STUDENT_DRAWS) -> np.ndarray:
+    """Draws of the error variance ``sum_i Var(ghat_i | p_i)`` with every question's ``p_i`` drawn from the posterior
+    the default's error variance averages over (fitted mixture, or located clusters where the default uses them):
+    the default's variance is this law's mean."""
+    g = rng.integers(post.resp.shape[0], size=draws)
+    _, located = post._error_moments()
+    total = np.zeros(draws)
+    for u in range(post.n_u.size):
+        p = post._draw_p(rng, g, np.full(int(post.freq[u]), u), post._located() if located[u] else None)
+        total += _var_given_p(post, int(post.n_u[u]), p).sum(axis=1)
+    return total
+
+
+def student_quantiles(post, rng: np.random.Generator) -> tuple[float, float, float]:
+    """Two candidates that let the uncertainty of the error variance widen the interval, as multiples of the
+    default's 1.96: (1) a Student-t quantile with Satterthwaite's degrees of freedom ``2 E[V]^2 / Var(V)`` of the
+    variance law (:func:`variance_law`); (2) the exact 95% quantile of the normal scale mixture ``N(0, V)`` over
+    that law, over ``1.96 sqrt(E[V])``.  Returns ``(t factor, mixture factor, degrees of freedom)``."""
+    V = variance_law(post, rng)
+    mean = float(V.mean())
+    if not mean > 0:
+        return 1.0, 1.0, math.inf
+    var = float(V.var())
+    df = 2.0 * mean * mean / var if var > 0 else math.inf
+    t = float(stats.t.ppf(0.5 + LEVEL / 2, max(df, 1.0))) / Z if math.isfinite(df) else 1.0
+    sd = np.sqrt(np.maximum(V, 0.0))
+    covered = lambda q: float(np.mean(2.0 * stats.norm.cdf(q / np.maximum(sd, 1e-300)) - 1.0)) - LEVEL  # noqa: E731
+    top = 50.0 * math.sqrt(mean)
+    q = optimize.brentq(covered, 1e-12 * math.sqrt(mean), top) if covered(top) > 0 else top
+    return t, q / (Z * math.sqrt(mean)), df
+
+
+def run_student(args):
+    keys = ("student", "mixture")
+    out = {m: {"current": 0, "w_current": 0.0, **{k: 0 for k in keys}, **{f"w_{k}": 0.0 for k in keys}, "df": []}
+           for m in METRICS}
+    rng = np.random.default_rng(args[-1] + 90_000)  # the candidates' draws: apart from the replicates'
+    for m, post, truth, _ in _replicates(out, *args):
+        row = out[m]
+        mean = float(post.freq @ post._scores()[:, 0] / post.M)
+        sd = math.sqrt(max(variance(post, "current"), 0.0))
+        t, mix, df = student_quantiles(post, rng)
+        row["df"].append(df)
+        for key, factor in (("student", t), ("mixture", mix)):
+            lo, hi = max(mean - Z * factor * sd, post.range[0]), min(mean + Z * factor * sd, post.range[1])
+            row[key] += lo - 1e-12 <= truth <= hi + 1e-12
+            row[f"w_{key}"] += hi - lo
+    for row in out.values():
+        row["df"] = float(np.median(row["df"])) if row["df"] else math.nan
+    return tuple(args[:3]), out
+
+
+def render_student(results, reps, seconds, cells: str | None = None) -> str:
+    command = f"python benchmarks/benchmark_variance.py --part student --reps {reps}" + (
+        f" --cells '{cells}'" if cells else "")
+    lines = ["# Benchmark-scope interval: the default against two ways of letting an uncertain variance widen it", "",
+             f"`{command}` ({seconds / 60:.1f} min on 2 cores; the replicates of `--part variants` for the same "
+             "cells). Coverage of 95% intervals in percent: the default's normal interval (its moments); `student`: "
+             "the same centre and sd with a Student-t quantile, its degrees of freedom Satterthwaite's from the "
+             "posterior law of the error variance (every question's `Var(ghat | p)` with `p` drawn from the posterior "
+             f"the default averages over, {STUDENT_DRAWS} draws; df below 1 taken as 1); `mixture`: the 95% "
+             "quantile of the normal scale mixture over that law. Width: the candidate's mean width over the default's; df: the "
+             "median over replicates.", "",
+             "| pool | M | N | metric | default | student | mixture | width: student / mixture | median df |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for head, row in _cells(results, reps):
+        w = [row[f"w_{k}"] / row["w_current"] if row["w_current"] > 0 else math.nan for k in ("student", "mixture")]
+        lines.append(f"{head}{100 * row['student'] / reps:.1f} | "
+                     f"{100 * row['mixture'] / reps:.1f} | {w[0]:.2f} / {w[1]:.2f} | {row['df']:.1f} |")
+    return "\n".join(lines)
+
+
 def run_failures(args):
     reps, seed = args
     M, N, metric = 15, 16, "pass^8"
@@ -540,7 +626,7 @@ def render_exact(results, reps, seconds, cells: str | None = None) -> str:
 
 def main(argv=None) -> int:
     ap = bench_parser(__doc__, None, "replicates (default 400 for failures, 150 per cell for variants)")
-    ap.add_argument("--part", choices=("failures", "variants", "tilted", "exact"), required=True)
+    ap.add_argument("--part", choices=("failures", "variants", "tilted", "exact", "student"), required=True)
     ap.add_argument("--cells", default=None, help="exact: pool:M:N;... (default: every pool x M 15, 30 x N 4, 16)")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -554,11 +640,14 @@ def main(argv=None) -> int:
     tasks = [(M, N, pool, reps, 3000 + i) for i, (M, N, pool) in
              enumerate(itertools.product((15, 30, 100), (4, 16), grid.pools()))]
     tasks.sort(key=lambda t: -t[0] * t[1])
-    if args.part == "exact":
+    if args.part in ("exact", "student"):
         seeds = {(M, N, pool): seed for M, N, pool, _, seed in tasks}  # --part variants's replicates of the cell
         cells = ([(int(M), int(N), pool) for pool, M, N in (c.rsplit(":", 2) for c in args.cells.split(";"))]
                  if args.cells else list(itertools.product((15, 30), (4, 16), grid.pools())))
         jobs = sorted([(M, N, pool, reps, seeds[(M, N, pool)]) for M, N, pool in cells], key=lambda t: -t[0] * t[1])
+        if args.part == "student":
+            results, _ = pool_map(run_student, jobs, args.workers)
+            return finish(render_student(results, reps, time.time() - t0, args.cells), args.out)
         results, _ = pool_map(run_exact, jobs, args.workers)
         return finish(render_exact(results, reps, time.time() - t0, args.cells), args.out)
     if args.part == "tilted":

@@ -619,3 +619,28 @@ def test_profile_likelihood_numbers_quoted_are_the_benchmark_results():
     assert f"M = 100 ({cover(three[2][4])}%, where the default covers {cover(three[2][2])}%" in flat
     g = [times(rows["real: game24 CoT", m][4]) for m in ("15", "30", "100")]
     assert f"{' / '.join(g)} times as wide" in flat
+
+
+def test_student_candidate_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_benchmark_variance_student.md (a Student-t quantile with Satterthwaite's degrees
+    of freedom of the error variance's posterior law, and that law's normal scale mixture): each number read here from
+    the file's rows."""
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_benchmark_variance_student.md").read_text(encoding="utf-8")
+    rows = {tuple(r[:4]): r for r in _table_rows(md, "| pool") if len(r) == 9}
+    assert len(rows) == 112
+
+    def below(r, col):
+        return float(r[col]) < (91.0 if r[1] == "15" else 93.0)
+
+    three = rows["three clusters", "15", "16", "pass^8"]
+    maj = rows["three clusters", "15", "16", "maj@8"]
+    assert (f"takes the three-cluster cell from {three[4]}% to {three[5]}% ({three[7].split(' / ')[0]} times the "
+            f"default's width; maj@8 there from {maj[4]}% to {maj[5]}%)") in flat
+    n_def, n_t = (sum(below(r, c) for r in rows.values()) for c in (4, 5))
+    assert f"the cells below the floor from {n_def} to {n_t} of 112" in flat
+    g = [rows["real: game24 CoT", m, "16", "pass^8"] for m in ("15", "30")]
+    assert f"pass^8 on the Game of 24 pool {g[0][7].split(' / ')[0]} / {g[1][7].split(' / ')[0]} times" in flat
+    assert f"median degrees of freedom {g[0][8]}" in flat and g[0][4] == g[1][4] == "100.0"
+    widest = max(float(r[7].split(" / ")[1]) for r in rows.values())
+    assert f"at most {widest:.2f} times the width; the cell stays at {three[6]}%" in flat
