@@ -444,8 +444,8 @@ def render_student(results, reps, seconds, cells: str | None = None) -> str:
              "the same centre and sd with a Student-t quantile, its degrees of freedom Satterthwaite's from the "
              "posterior law of the error variance (every question's `Var(ghat | p)` with `p` drawn from the posterior "
              f"the default averages over, {STUDENT_DRAWS} draws; df below 1 taken as 1); `mixture`: the 95% "
-             "quantile of the normal scale mixture over that law. Width: the candidate's mean width over the default's; df: the "
-             "median over replicates.", "",
+             "quantile of the normal scale mixture over that law. Width: the candidate's mean width over the "
+             "default's; df: the median over replicates.", "",
              "| pool | M | N | metric | default | student | mixture | width: student / mixture | median df |",
              "|---|---|---|---|---|---|---|---|---|"]
     for head, row in _cells(results, reps):
