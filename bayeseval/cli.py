@@ -143,12 +143,16 @@ def _write(text: str, args) -> None:
         print(text)
 
 
+def _prior_kw(args) -> dict:
+    """``prior=`` as the command line gave it (the table's prior: its ranking and its baseline column use it too)."""
+    return {"prior": args.prior} if getattr(args, "prior", None) else {}
+
+
 def _estimate_kwargs(args) -> dict:
     kw = {"scope": args.scope, "level": args.level}
     if getattr(args, "interval", None):
         kw["interval"] = args.interval
-    if getattr(args, "prior", None):
-        kw["prior"] = args.prior
+    kw.update(_prior_kw(args))
     if getattr(args, "seed", None) is not None:
         kw["seed"] = args.seed
     return kw
@@ -299,7 +303,7 @@ def _html_report(args, ev, data, metric: str) -> None:
             rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=metric, scope=args.scope,
                                       interval=plots.posterior_interval(args.interval, said, "the ranking"),
                                       level=args.level, seed=args.seed, resamples=args.resamples,
-                                      **_metric_params(metric, args))
+                                      **_prior_kw(args), **_metric_params(metric, args))
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
             notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
         else:
@@ -350,7 +354,7 @@ def _baseline_comparisons(data, args, metric: str):
     base = next(r for r in binary if r.model == args.baseline)
     return [compare(r.counts(str_ids), base.counts(str_ids), metric=metric, scope=args.scope, level=args.level,
                     seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
-                    **_metric_params(metric, args))
+                    **_prior_kw(args), **_metric_params(metric, args))
             for r in _progress(binary, args, "comparing") if r is not base]
 
 

@@ -53,7 +53,7 @@ from .metrics.engine import bernstein_eval, moments_rows
 from .posterior import build
 from .results import _metric_list
 from ._protocol import Result
-from ._text import html_table, text_table
+from ._text import html_table, pct, text_table
 from .targets import parse
 
 __all__ = ["crosscheck", "hierarchical", "paired", "davidson_mcmc", "StrengthsCheck", "MCMCWarning", "diagnose", "sampler_name",
@@ -353,6 +353,14 @@ class HierarchicalFit(_Table):
         return {"sampler": self.sampler, "rows": self.rows, "problems": list(self.problems)}
 
 
+def _single_payoff(specs: list, what: str) -> list:
+    """The metrics, checked before any model is sampled: one payoff per question (not max@k or geospectrum)."""
+    for spec, _ in specs:
+        if spec.kind not in ("bernstein", "mean"):
+            raise ValueError(f"{what}() supports single-payoff metrics, not {spec.label}")
+    return specs
+
+
 def hierarchical(R: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains: int = 2, seed: int | None = None,
                  sampler: str = "auto", tune: int | None = None, warn: bool = True) -> HierarchicalFit:
     """Fit the hierarchical Beta-binomial and the non-centred logit-normal model; population-scope
@@ -364,7 +372,7 @@ def hierarchical(R: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains: 
     C = to_counts(R, name="R")
     if not C.is_binary:
         raise ValueError("hierarchical models need 0/1 outcomes")
-    specs = [(parse(m, **p), p) for m, p in _metric_list(metrics)]
+    specs = _single_payoff([(parse(m, **p), p) for m, p in _metric_list(metrics)], "hierarchical")
     n, s = C.n, C.successes()
     with pm.Model() as bb:
         mu = pm.Uniform("mu", 0.0, 1.0)
@@ -413,6 +421,7 @@ class PairedFit(_Table):
     sampler: str
     names: tuple
     problems: list = field(default_factory=list)
+    level: float = 0.95  # the level of effect's interval (and of the rows')
 
     _COLS = [("metric", "metric", ""), ("scope", "scope", ""), ("mcmc_mean", "MCMC A-B", "+.4f"),
              ("mcmc_sd", "sd", ".4f"), ("mcmc_lo", "lo", "+.4f"), ("mcmc_hi", "hi", "+.4f"),
@@ -423,7 +432,7 @@ class PairedFit(_Table):
         e = self.effect
         a, b = self.names
         head = (f"Paired model logit p = question difficulty +/- delta/2 ({self.sampler}): delta ({a} - {b}, logit "
-                f"scale) = {e['mean']:+.3f} (sd {e['sd']:.3f}, 95% [{e['lo']:+.3f}, {e['hi']:+.3f}]), "
+                f"scale) = {e['mean']:+.3f} (sd {e['sd']:.3f}, {pct(self.level)} [{e['lo']:+.3f}, {e['hi']:+.3f}]), "
                 f"P(delta > 0) = {e['p_positive']:.3f}")
         diag = "".join(f"\nwarning: {p}" for p in self.problems)
         return head + "\n\n" + text_table(*self._table()) + diag
@@ -451,7 +460,7 @@ def paired(A: Any, B: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains
     if not (ca.is_binary and cb.is_binary):
         raise ValueError("paired() needs 0/1 outcomes for both models")
     cb, _ = align(ca, cb, names)
-    specs = [(parse(m, **p), p) for m, p in _metric_list(metrics)]
+    specs = _single_payoff([(parse(m, **p), p) for m, p in _metric_list(metrics)], "paired")
     with pm.Model() as model:
         mu = pm.Normal("mu", 0.0, 2.0)
         sigma = pm.HalfNormal("sigma", 2.0)
@@ -483,7 +492,7 @@ def paired(A: Any, B: Any, metrics: Any = ("avg",), *, draws: int = 1000, chains
                          "mcmc_lo": float(np.quantile(x, q[0])), "mcmc_hi": float(np.quantile(x, q[1])),
                          "mcmc_p": float((x > 0).mean()), "closed_mean": cmp_.delta.mean, "closed_sd": cmp_.delta.sd,
                          "closed_lo": cmp_.delta.lo, "closed_hi": cmp_.delta.hi, "closed_p": cmp_.p_a_better})
-    return PairedFit(rows, effect, idata, sampler_name(sampler), tuple(names), problems)
+    return PairedFit(rows, effect, idata, sampler_name(sampler), tuple(names), problems, level)
 
 
 # ----------------------------------------------------------------------------- pairwise strengths

@@ -602,10 +602,12 @@ class Evaluation(Result):
                           coords={"dataset": ds_, "model": ms, "metric": ks})
 
     def _rows(self):
-        header = ("model", "metric", "value", "mean", "sd", "interval", "scope", "prior")
+        several = len(self.datasets) > 1  # rows of one model and metric on several datasets: say which is which
+        header = (("dataset",) if several else ()) + ("model", "metric", "value", "mean", "sd", "interval", "scope",
+                                                      "prior")
         rows = [header]
         for e in self.estimates:
-            rows.append((
+            rows.append(((str(e.dataset) if e.dataset is not None else "-",) if several else ()) + (
                 e.model or "-", e.metric, "-" if e.value is None else f"{e.value:.4f}", f"{e.mean:.4f}",
                 f"{e.sd:.4f}", f"[{e.lo:.4f}, {e.hi:.4f}] {pct(e.level)} {e.method}", e.scope, e.prior,
             ))

@@ -152,3 +152,9 @@ def test_avg_at_n_refuses_questions_with_fewer_replicas():
     with pytest.raises(ValueError, match=r"1 question\(s\) have fewer \(as few as 1\)"):
         be.estimate(np.array([[1, 1, 1], [0, np.nan, np.nan]]), "avg@3", missing=np.nan)
     assert be.estimate([[1, 1, 1], [0, 1, 0]], "avg@3").value == pytest.approx(4 / 6)
+
+
+def test_tailpass_moment_of_a_constant_score_has_no_spread():
+    # every attempt scores the same: S is constant, E[S^lam] = 0.5^2 exactly with sd 0 (scorio 0.2.3 gives 0)
+    assert be.tailpass([[1, 1, 0, 0, 0]], 5, w=[0.5, 0.5]).moment(2) == (0.25, 0.0)
+    assert be.tailpass([[1, 0, 1, 1]], 3, w=[1.0, 1.0], thresholds=[0.4, 0.8, 1.0]).moment(3) == (1.0, 0.0)

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import json
+import math
 import re
 import warnings
 from pathlib import Path
@@ -189,7 +190,11 @@ def numeric_items(doc: dict, skip: tuple = (), where: str = "") -> dict:
     for k, v in doc.items():
         if k in skip or isinstance(v, bool) or not isinstance(v, (int, float)):
             continue
-        if not np.isfinite(float(v)):
+        try:
+            finite = math.isfinite(float(v))
+        except OverflowError:  # an integer beyond any float (JSON allows it)
+            finite = False
+        if not finite:
             warnings.warn(f"{where}: {k}: the reported value {v!r} is not a number; bayeseval reads the per-question "
                           "details", UserWarning, stacklevel=stacklevel())
             continue

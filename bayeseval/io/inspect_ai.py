@@ -53,6 +53,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -82,9 +83,13 @@ def _to_float(v: Any, at: str) -> float:
     if isinstance(v, bool):
         return float(v)
     if isinstance(v, (int, float)):
-        if not np.isfinite(v):
+        try:
+            x = float(v)
+        except OverflowError:  # an integer beyond any float
+            x = float("inf")
+        if not np.isfinite(x):
             raise ValueError(f"{at}: expected a finite number, got {show(v)}")
-        return float(v)
+        return x
     if isinstance(v, str):
         s = v.strip()
         if s in _LETTERS:
@@ -168,6 +173,9 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
     elif scorer not in available:
         raise ValueError(f"{where}: scorer {scorer!r} not found; scorers: {available}")
     order = ev.get("dataset", {}).get("sample_ids") if isinstance(ev.get("dataset"), dict) else None
+    if isinstance(order, list) and not all(isinstance(i, (int, str)) and not isinstance(i, bool) for i in order):
+        bad = next(i for i in order if not (isinstance(i, (int, str)) and not isinstance(i, bool)))
+        raise ValueError(f"{where}: eval.dataset.sample_ids: expected integers or strings, got {show(bad)}")
     ids = list(dict.fromkeys(e[2] for e in entries))
     if isinstance(order, list) and set(ids) <= set(order):
         ids = [i for i in dict.fromkeys(order) if i in set(ids)]
@@ -175,6 +183,10 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
     cfg = ev.get("config") if isinstance(ev.get("config"), dict) else {}
     if isinstance(cfg.get("epochs"), int) and not isinstance(cfg.get("epochs"), bool):
         epochs = max(epochs, cfg["epochs"])
+    if len(ids) * epochs > max(64 * len(entries), 1_000_000):  # an epoch number far beyond the scored samples
+        raise ValueError(f"{where}: epochs: {epochs} epochs for {len(ids)} sample id(s) but only {len(entries)} "
+                         "scored sample(s): the outcome matrix would be almost empty; check samples[].epoch and "
+                         "eval.config.epochs")
     pos = {sid: i for i, sid in enumerate(ids)}
     raw = np.full((len(ids), epochs), np.nan)
     filled: dict = {}
@@ -236,7 +248,12 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
 
 def _read_zip_json(z: zipfile.ZipFile, name: str, where: str) -> Any:
     try:
-        return loads(z.read(name).decode("utf-8"), f"{where}: {name}", "a JSON member of an inspect_ai .eval log")
+        data = z.read(name)
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, EOFError, OSError) as exc:
+        # a damaged (CRC), encrypted or oddly compressed member
+        raise ValueError(f"{where}: {name}: cannot be read from the .eval (zip) log ({exc})") from None
+    try:
+        return loads(data.decode("utf-8"), f"{where}: {name}", "a JSON member of an inspect_ai .eval log")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{where}: {name}: not valid JSON ({exc})") from None
 

@@ -66,8 +66,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ._vendor import (code_scores, check_label, check_scores, iter_jsonl, load_json, reported_mismatch, show,
-                      where_of)
+from ._vendor import (code_scores, check_label, check_scores, iter_jsonl, load_json, numeric_items,
+                      reported_mismatch, show, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_lm_eval", "parse_lm_eval_samples", "PREFERRED_METRICS"]
@@ -197,8 +197,7 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         table = results.get("results")
         entry = table.get(task, {}) if isinstance(table, dict) else {}
         if isinstance(entry, dict):
-            reported = {k: float(v) for k, v in entry.items()
-                        if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            reported = numeric_items(entry, where=f"{where}: results.{task}")  # NaN / Infinity left out, warned
         for key, field in (("version", "versions"), ("n-shot", "n-shot")):
             if isinstance(results.get(field), dict) and task in results[field]:
                 run_meta[key] = results[field][task]
@@ -227,7 +226,10 @@ def _results_for(folder: Path, date: str, task: str, root: Path) -> tuple[dict |
         data = load_json(path, where, expected="an lm-eval results file (a JSON object with 'results')")
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected a JSON object with 'results', got {show(data)}")
-        if path == exact or task in (data.get("results") or {}):
+        table = data.get("results")
+        if table is not None and not isinstance(table, dict):
+            raise ValueError(f"{where}: results: expected an object keyed by task, got {show(table)}")
+        if path == exact or task in (table or {}):  # a key of the results, not a substring of some text
             return data, where
     return None, None
 

@@ -739,6 +739,8 @@ class TailPassProfile:
         ((0.642857, 0.097808), (0.482143, 0.116121))
         """
         lam = _positive(lam, "lam")
+        if float(np.ptp(self._scores)) == 0.0:  # every level scores alike: S is that score, exactly (no rounding sd)
+            return float(self._scores[0]) ** lam, 0.0
         rows = self._states[0]
         if lam == 1.0:
             mean, var, _ = cat.bayes_rows(rows, self._scores)

@@ -350,17 +350,22 @@ def _ranking_html(rk, percent: bool, digits: int | None, plots: bool, salt: str)
            f"with a {_esc(rk.test)} test whose p-values are adjusted over the {len(rk.pairs)} tested "
            "(Holm; Benjamini-Hochberg).</p>"]
     rows = []
+    stand_in = False
     for i, m in enumerate(rk.models):
         e = rk.scores[m]
         b = _bounds(e)
-        point, _ = point_of(e, "value")
+        point, fallback = point_of(e, "value")
+        stand_in = stand_in or fallback
+        v = fmt_bounded(point, d, scale, b) + ("*" if fallback else "")  # as the estimate table marks it
         rows.append(f"<tr><td class=num>{i + 1}</td><th scope=row>{_esc(m)}</th>"
-                    f"<td class=num><span class=v>{_esc(fmt_bounded(point, d, scale, b))}</span> <span class=ci>"
+                    f"<td class=num><span class=v>{_esc(v)}</span> <span class=ci>"
                     f"[{_esc(fmt_bounded(e.lo, d, scale, b))}, {_esc(fmt_bounded(e.hi, d, scale, b))}]</span></td>"
                     f"<td class=num>{_esc(fmt_prob(rk.p_best[m], drawn=True))}</td>"
                     f"<td class=num>{rk.expected_rank[m]:.2f}</td></tr>")
     out.append("<div class=scroll><table class=ranking><thead><tr><th>#</th><th>model</th><th>estimate [interval]"
-               "</th><th>P(best)</th><th>E[rank]</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+               "</th><th>P(best)</th><th>E[rank]</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
+               + ("<p class=note>* posterior mean (the finite-sample estimate is undefined there).</p>" if stand_in
+                  else ""))
     prow = []
     for p in rk.pairs:
         verdict = {"A": f"{p['a']} better", "B": f"{p['b']} better"}.get(p["decision"], "undecided")

@@ -580,7 +580,15 @@ def _write(text: str, path: Any) -> str:
 
 # ----------------------------------------------------------------------------- Markdown
 def _md_escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    """A cell of a Markdown table: backslash, pipe and asterisk escaped, line breaks as spaces (a break ends the
+    row), and ``<`` that would open an HTML tag as ``&lt;`` (``<0.001`` stays as it is).
+
+    >>> _md_escape("a|b*c\\nd <x> <0.001")
+    'a\\\\|b\\\\*c d &lt;x> <0.001'
+    """
+    s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s
+    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", s) if "<" in s else s
 
 
 def to_markdown(ev: Any, *, metrics: Any = None, models: Any = None, digits: int | None = None, percent: bool = True,

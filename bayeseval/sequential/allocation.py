@@ -38,6 +38,7 @@ with one, :math:`n^* \approx \sqrt{c_q\, \sigma_w^2(1) / \sigma_b^2}` for avg.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,7 +167,8 @@ class Design(Result):
         if self.budget is None:
             return f"run {self.n_best} trial(s) per question"
         if self.var_new_questions is None:
-            return f"run {self.n_best} trial(s) per question"
+            return (f"run {self.n_best} trial(s) per question; the budget of {self.budget:g} trials buys no new "
+                    f"question (one costs {self.question_cost:g} + {self.n_best}): spend it on more trials")
         better = "new questions" if self.var_new_questions < self.var_more_trials else "more trials on these questions"
         return (f"spend the budget on {better}: sd of the pool-mean estimate {np.sqrt(self.var_new_questions):.4f} "
                 f"with new questions ({self.n_best} trial(s) each) vs {np.sqrt(self.var_more_trials):.4f} with more "
@@ -240,10 +242,10 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
         if n_more >= k:
             more = ((M - r) * (sigma_b2 + _within(mix, c, n_more))
                     + r * (sigma_b2 + _within(mix, c, n_more + 1))) / M**2
-        added = budget / (question_cost + best)
+        added = math.floor(budget / (question_cost + best) + 1e-9)  # whole questions, as whole trials above
         n_cur = max(int(round(n_now)), k)
         v_cur = sigma_b2 + _within(mix, c, n_cur)
-        new = (M * v_cur + added * (sigma_b2 + sw[best - k])) / (M + added) ** 2
+        new = (M * v_cur + added * (sigma_b2 + sw[best - k])) / (M + added) ** 2 if added >= 1 else None
         if more is None:
             more = float("inf")
     return Design(label, M, n_now, sigma_b2, table, best, question_cost, budget, more, new)
