@@ -158,3 +158,34 @@ def test_html_ranking_marks_a_stand_in_posterior_mean(tmp_path, capsys):
     page = out.read_text(encoding="utf-8")
     ranking = page[page.index("class=ranking"):]
     assert "64.0*" in ranking and "* posterior mean (the finite-sample estimate is undefined there)." in ranking
+
+
+# ----------------------------------------------------------------------------- counting at scale
+def test_weights_must_be_whole_counts_on_every_engine(tmp_path):
+    pd = pytest.importorskip("pandas")
+    from bayeseval.io.scale import count_table
+
+    def table(n):
+        return pd.DataFrame({"model": "a", "question": [0, 0, 1, 1], "value": [0, 1, 0, 1], "n": n})
+
+    for n, match in (([0.5, 0.5, 1.5, 2.5], r"row 0: column 'n' must be a whole number >= 0.*got 0.5"),
+                     ([-2, 3, 1, 4], r"row 0: column 'n' must be a whole number >= 0.*got -2"),
+                     (["1", "1", "1", "1"], r"weight column 'n' holds VARCHAR")):
+        table(n).to_parquet(tmp_path / "w.parquet")
+        with pytest.raises(ValueError, match=match):  # were rounded (0.5 + 0.5 -> 1 trial) or negative counts
+            count_table(tmp_path / "w.parquet", score="value", weight="n")
+    table([1, 2, 3, 4]).to_parquet(tmp_path / "w.parquet")
+    assert count_table(tmp_path / "w.parquet", score="value", weight="n").counts("a").table.tolist() == [[1, 2], [3, 4]]
+    ibis = pytest.importorskip("ibis")
+    with pytest.raises(ValueError, match=r"column 'n' \(weight\) must hold whole numbers >= 0"):
+        count_table(ibis.memtable(table([0.5, 0.5, 1.5, 2.5])), score="value", weight="n")
+
+
+def test_a_null_integer_trial_index_is_refused_by_duckdb_as_by_pandas(tmp_path):
+    pd = pytest.importorskip("pandas")
+    f = tmp_path / "t.parquet"
+    pd.DataFrame({"model": "a", "question": 0, "trial": pd.array([None, 1, 2, 3], dtype="Int64"),
+                  "score": [1, 1, 0, 0]}).to_parquet(f)
+    for engine in ("auto", "pandas"):
+        with pytest.raises(ValueError, match=r"row 0: column 'trial' must be a non-negative integer trial index"):
+            be.load(f, engine=engine)

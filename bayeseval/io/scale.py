@@ -334,13 +334,20 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         bad.append(("bad_value", f"({value} IS NULL AND NOT {blank})", score, "must be a number"))
     if use_trial:  # whole numbers 0 .. 2^53, as the pandas reader takes them
         what = "must be a non-negative integer trial index (at most 2^53)"
-        if re.match(_INT, cols[trial]):
-            bad.append(("bad_trial", f"({t} < 0 OR {t} > 9007199254740992)", trial, what))
+        if re.match(_INT, cols[trial]):  # a NULL trial index is no trial number either
+            bad.append(("bad_trial", f"({t} IS NULL OR {t} < 0 OR {t} > 9007199254740992)", trial, what))
         else:
             d = f"TRY_CAST({_quote(trial)} AS DOUBLE)"
             t = f"TRY_CAST({_quote(trial)} AS BIGINT)"
             bad.append(("bad_trial", f"({d} IS NULL OR NOT isfinite({d}) OR {d} < 0 OR {d} <> floor({d}) "
                                      f"OR {d} > 9007199254740992)", trial, what))
+    if w is not None:  # a weight is how many identical trials a row stands for (write_counts' n): a whole number
+        if not re.match(r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|"
+                        r"DECIMAL.*)$", cols[weight]):
+            raise ValueError(f"{where}: weight column {weight!r} holds {cols[weight]}; it must hold whole numbers >= 0 "
+                             "(how many trials each row stands for)")
+        bad.append(("bad_weight", f"({w} IS NULL OR {w} < 0 OR {w} <> floor({w}))", weight,
+                    "must be a whole number >= 0 (how many trials the row stands for)"))
     stats = _stats(con, files, [score] + ([trial] if use_trial else [])) if fmt == "parquet" and rng is None else {}
     st_s = stats.get(score)
     binary = rng is None and (cols[score] == "BOOLEAN" or (binary_ok(cols[score]) and _zero_one(st_s)))
@@ -897,6 +904,9 @@ def count_expression(t: Any, *, model: str | None = "model", question: str = "qu
     if use_trial:
         aggs.update(tmax=keyed.tr.max(), tsum=keyed.tr.sum(),
                     tbad=(keyed.tr.isnull() | (keyed.tr < 0)).ifelse(1, 0).sum())
+    if weight is not None:  # how many trials a row stands for: a whole number >= 0 (checked on the groups)
+        wv = keyed.w.cast("float64")
+        aggs["wbad"] = (wv.isnull() | (wv < 0) | (wv != wv.floor())).ifelse(1, 0).sum()
     return keyed.group_by(["dataset", "model", "question", "value"]).aggregate(**aggs)
 
 
@@ -913,6 +923,9 @@ def _aggregate_ibis(source: Any, model, question, trial, score, dataset, weight)
     out = count_expression(t, model=model, question=question, score=score, dataset=dataset, weight=weight,
                            trial=trial)
     df = out.to_pandas()
+    if "wbad" in df.columns and (df["wbad"] > 0).any():
+        raise ValueError(f"table: column {weight!r} (weight) must hold whole numbers >= 0 (how many trials a row "
+                         f"stands for); {int(df['wbad'].sum())} row(s) do not")
     for key, col, role in (("dataset", dataset, "dataset"), ("model", model, "model"), ("question", question,
                                                                                        "question id")):
         if key in df.columns and df[key].isna().any():  # a missing or blank label: never a group of its own
