@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from .validate import ArgumentError
+from .validate import ArgumentError, confidence
 
 __all__ = ["level", "positive_int", "nonneg_int", "positive", "resamples", "option", "error_line"]
 
@@ -31,8 +31,14 @@ def _parse(text: str, cast, ok, expected: str):
 def level(text: str) -> float:
     """A credibility level strictly between 0 and 1, far enough below 1 that ``0.5 + v / 2`` does not round to 1 (an
     infinite interval)."""
-    return _parse(text, float, lambda v: 0 < v < 1 and 0.5 + v / 2 < 1.0,
-                  "a number in (0, 1), at most 0.9999999999999998")
+    def ok(v: float) -> bool:  # the library's rule (validate.confidence), as a test
+        try:
+            confidence(v, "level")
+        except ValueError:
+            return False
+        return True
+
+    return _parse(text, float, ok, "a number in (0, 1), at most 0.9999999999999998")
 
 
 def probability(text: str) -> float:

@@ -138,6 +138,19 @@ class Scores:
         return f"Scores(M={self.M}, N={N}, range=[{self.lo:g}, {self.hi:g}])"
 
 
+def category_values(matrix: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Each trial's value from a matrix of category codes (NaN = missing): the category's weight ``w[code]``, NaN
+    where missing; a new array.
+
+    >>> category_values(np.array([[0.0, 2.0], [1.0, np.nan]]), np.array([0.0, 0.5, 1.0])).tolist()
+    [[0.0, 1.0], [0.5, nan]]
+    """
+    out = np.full(matrix.shape, np.nan)
+    seen = ~np.isnan(matrix)
+    out[seen] = np.asarray(w, dtype=np.float64)[matrix[seen].astype(np.int64)]
+    return out
+
+
 def score_range_arg(score_range: Any) -> tuple[float, float] | None:
     """``score_range`` validated: None, or ``(lo, hi)`` finite with ``lo < hi``."""
     if score_range is None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import validate as V
 from ..counts import Counts, to_counts
-from ..scores import Scores, any_scores, score_range_arg, to_outcomes, to_scores
+from ..scores import Scores, any_scores, category_values, score_range_arg, to_outcomes, to_scores
 
 __all__ = ["Run", "CountRun", "OutcomeSet", "add_counts"]
 
@@ -145,12 +145,7 @@ class Run:
 
     def values(self) -> np.ndarray:
         """Each trial's value (a category's weight, a score itself, 0/1), NaN where missing: a new array."""
-        if self.weights is None:
-            return self.matrix.copy()
-        ok = ~np.isnan(self.matrix)
-        out = np.full(self.matrix.shape, np.nan)
-        out[ok] = self.weights[self.matrix[ok].astype(np.int64)]
-        return out
+        return self.matrix.copy() if self.weights is None else category_values(self.matrix, self.weights)
 
     def as_scores(self, score_range: Any = None) -> "Run":
         """This run as continuous scores in ``score_range`` (default ``(0, 1)``): a category becomes its weight

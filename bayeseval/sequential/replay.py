@@ -50,7 +50,7 @@ from scipy import stats
 from .. import validate as V
 from .._protocol import Result
 from .._text import text_table
-from ..scores import Scores, to_outcomes
+from ..scores import Scores, category_values, to_outcomes
 from ..targets import parse
 from .confseq import capital_at
 from .monitor import SequentialCompare, parse_until
@@ -91,14 +91,6 @@ def _aligned(A: Any, B: Any) -> Any:
         raise ValueError("A and B are DataFrames whose indexes (question ids) differ; replay pairs questions by id: "
                          "give both the same questions, each once")
     return B.loc[A.index]
-
-
-def _weighted(arr: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Graded outcomes (category codes, NaN = missing) as each trial's weight."""
-    out = np.full(arr.shape, np.nan)
-    seen = ~np.isnan(arr)
-    out[seen] = w[arr[seen].astype(np.int64)]
-    return out
 
 
 def _scores_for(arr: np.ndarray, kind: str, extra: Any, table: np.ndarray | None, pick: np.ndarray) -> np.ndarray:
@@ -269,7 +261,7 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
     from ..comparison import compare
 
     if kind_a == "graded":  # compare reads graded outcomes as scores: each trial's weight, in the weights' range
-        fa, fb, full_range = _weighted(arr_a, extra_a), _weighted(arr_b, extra_a), (lo, hi)
+        fa, fb, full_range = category_values(arr_a, extra_a), category_values(arr_b, extra_a), (lo, hi)
     else:
         fa, fb, full_range = A, B, score_range
     full = compare(fa, fb, metric=spec.label if spec.name != "custom" else spec.coefficients, names=names,

@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import (AfterValidator, ValidationInfo, BaseModel, ConfigDict, Discriminator, Field, Strict, StringConstraints, Tag,
                       TypeAdapter, field_validator, model_validator)
 
+from .. import validate as V
+
 __all__ = ["Outcomes", "MatrixOutcomes", "CountOutcomes", "ScoreOutcomes", "outcomes", "NamedMetric", "PayoffMetric", "MetricItem",
            "metric_args", "MetricsRequest", "CompareRequest", "RankRequest", "PlanRequest", "PairwiseRequest", "RubricRequest", "ClassifyRequest",
            "EstimateOut", "MetricsResponse", "CompareResponse", "RankResponse", "PlanResponse",
@@ -53,11 +55,8 @@ EstimateInterval = Literal["auto", "exact", "normal", "hdi", "bootstrap-t", "exa
 #: AISBench's tables: auto or a posterior interval
 TableInterval = Literal["auto", "exact", "normal", "hdi"]
 def _below_one(v: float) -> float:
-    """A level whose normal quantile is finite: ``0.5 + v / 2`` must not round to 1 (the library's rule)."""
-    if 0.5 + v / 2 >= 1.0:
-        raise ValueError(f"{v!r} is too close to 1: 0.5 + v / 2 rounds to 1 in double precision, so an interval "
-                         "would be infinite; give at most 0.9999999999999998")
-    return v
+    """A level whose normal quantile is finite: the library's rule (:func:`bayeseval.validate.confidence`)."""
+    return V.confidence(v, "level")
 
 
 Probability = Annotated[float, Strict(), Field(gt=0, lt=1, allow_inf_nan=False)]
@@ -568,14 +567,6 @@ class PlanRequest(_Body):
         if alpha is not None and not v > alpha / 2:
             raise ValueError(f"power = {v:g} must exceed alpha / 2 = {alpha / 2:g}: a two-sided test at alpha rejects "
                              "with at least that probability, and below it the detectable effect comes out negative")
-        return v
-
-    @field_validator("level")
-    @classmethod
-    def _finite_width(cls, v):
-        if 0.5 + v / 2 >= 1:
-            raise ValueError(f"level = {v!r} is too close to 1: 0.5 + level / 2 rounds to 1 in double precision, so "
-                             "the interval widths are infinite; give level <= 0.9999999999999998")
         return v
 
     @field_validator("delta")
