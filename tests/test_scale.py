@@ -78,7 +78,7 @@ def test_duckdb_counts_equal_the_pandas_reader(tmp_path, kind, ragged, missing, 
 
 
 def test_continuous_scores_are_counted_as_scores(tmp_path):
-    df = _long(np.random.default_rng(1), kind="scores")
+    df = _long(np.random.default_rng(1), M=300, kind="scores")  # 1200 distinct values in [0, 1]: a continuous score
     path = tmp_path / "s.parquet"
     df.to_parquet(path)
     o = count_table(path)
@@ -89,6 +89,32 @@ def test_continuous_scores_are_counted_as_scores(tmp_path):
     np.testing.assert_allclose(np.sort(c.sq), np.sort(direct.sq), rtol=1e-9)
     wide = count_table(path, score_range=(0, 2))
     assert wide.run("a").scale == (0.0, 2.0)
+
+
+@pytest.mark.parametrize("values", [(0.0, 0.5, 1.0), (0.0, 0.25, 0.5, 0.75, 1.0), (0.0, 1.5, 2.5)])
+def test_partial_credit_reads_the_same_in_every_engine(tmp_path, values):
+    """Partial credit (a few distinct values that are not all integers) is one category per value, weighted by
+    it, in DuckDB as in pandas: DuckDB read 0 / 0.5 / 1 as continuous scores (another prior and interval) and
+    refused 1.5 / 2.5 without a score_range; a run whose values are 0/1 stays binary in both."""
+    import ibis
+
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"model": np.repeat(["a", "b"], 120), "question": np.tile(np.repeat(np.arange(30), 4), 2),
+                       "trial": np.tile(np.arange(4), 60),
+                       "score": np.r_[rng.choice(values, 120), rng.choice([0.0, 1.0], 120)]})
+    df.to_parquet(tmp_path / "p.parquet")
+    got = {e: be.load(tmp_path / "p.parquet", engine=e) for e in ("pandas", "duckdb")}
+    via_ibis = count_table(ibis.memtable(df), engine="ibis")
+    assert via_ibis.weights("a").tolist() == list(values) and via_ibis.weights("b") is None
+    _same_counts(via_ibis.counts("a"), got["pandas"].counts("a"))
+    assert got["duckdb"].weights("a").tolist() == list(values) == got["pandas"].weights("a").tolist()
+    assert got["duckdb"].weights("b") is None and got["pandas"].weights("b") is None
+    for m in ("a", "b"):
+        _same_counts(got["pandas"].counts(m), got["duckdb"].counts(m))
+        ev = {e: be.evaluate(got[e], ["avg", "bayes"]).to_frame() for e in got}
+        pd.testing.assert_frame_equal(ev["pandas"], ev["duckdb"])
+    mean = df[df.model == "a"].groupby("question").score.mean().mean()
+    assert be.estimate(got["duckdb"].counts("a"), "avg", w=got["duckdb"].weights("a")).value == pytest.approx(mean)
 
 
 def test_bad_rows_are_named_by_file_row_and_column(tmp_path):
@@ -475,3 +501,39 @@ def test_a_misspelt_dataset_or_trial_column_is_an_error_in_duckdb_and_ibis(tmp_p
         count_table(str(path), trial="tiral")
     with pytest.raises(ValueError, match="^table: no dataset column 'bnech'"):
         count_expression(ibis.memtable(df), dataset="bnech")
+
+
+def test_shards_counted_one_by_one_give_the_one_query(tmp_path):
+    """load(..., progress=f) counts a folder shard by shard; it failed on an empty shard ("no scores") and on
+    shards read differently on their own values (0/1 beside grades or partial credit), where the one query over
+    every file succeeds.  Now both give the same counts and weights."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def shard(folder, name, values, questions):
+        folder.mkdir(exist_ok=True)
+        rows = [{"model": "m", "question": q, "trial": t, "score": float(v)} for q in questions
+                for t, v in enumerate(values)]
+        schema = pa.schema([("model", pa.string()), ("question", pa.int64()), ("trial", pa.int64()),
+                            ("score", pa.float64())])
+        pq.write_table(pa.Table.from_pylist(rows, schema=schema), folder / name)
+
+    cases = {"grades": ([0, 1, 1, 0], [0, 2, 1, 2]), "partial": ([0, 1, 1, 0], [0, 0.5, 1, 0.5]),
+             "empty": ([0, 1, 1, 0], [])}
+    for name, (first, second) in cases.items():
+        folder = tmp_path / name
+        shard(folder, "a.parquet", first, range(5))
+        shard(folder, "b.parquet", second, range(5, 10))
+        seen = []
+        one = be.load(folder)
+        each = be.load(folder, progress=lambda files: (seen.append(f) or f for f in files))
+        assert len(seen) == 2
+        np.testing.assert_array_equal(each.counts("m").table, one.counts("m").table)
+        w1, w2 = one.weights("m"), each.weights("m")
+        assert (w1 is None and w2 is None) or w1.tolist() == w2.tolist()
+    assert be.load(tmp_path / "partial", progress=list).weights("m").tolist() == [0.0, 0.5, 1.0]
+    assert be.load(tmp_path / "grades", progress=list).weights("m").tolist() == [0.0, 1.0, 2.0]
+    shard(tmp_path / "none", "a.parquet", [], range(3))
+    shard(tmp_path / "none", "b.parquet", [], range(3))
+    with pytest.raises(ValueError, match="no scores .* in any of its 2 files"):
+        be.load(tmp_path / "none", progress=list)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._json import loads, too_deep
 
-__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "same", "int_id", "numeric_items",
+__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "same", "int_id", "numeric_items",
            "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
            "no_duplicate_keys", "stacklevel"]
 
@@ -306,29 +306,47 @@ def categorise(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarr
     """
     x = np.asarray(values, dtype=float)
     seen = x[~np.isnan(x)]
-    if seen.size == 0 or np.all((seen == 0) | (seen == 1)):
-        return x, None
-    if not np.isfinite(seen).all():
+    if seen.size and not np.isfinite(seen).all():
         raise ValueError(f"{where}: scores must be finite numbers")
-    if seen.min() < 0:
-        raise ValueError(f"{where}: a score of {seen.min():g} is below 0; scores are 0/1, grades 0..C or partial "
-                         "credit >= 0 (a missing trial is an empty / null score, not a negative one)")
-    if np.all(seen == np.round(seen)) and seen.min() >= 0:
-        if seen.max() > 1000:
-            raise ValueError(f"{where}: integer scores up to {seen.max():g}; categories stop at 1000 "
-                             "(rescale or bin the scores)")
-        return x, np.arange(int(seen.max()) + 1, dtype=float)
     levels = np.unique(seen)
+    kind, weights = score_kind(levels, where, continuous=False)
+    if kind != "partial":
+        return x, weights
+    cats = np.full(x.shape, np.nan)
+    ok = ~np.isnan(x)
+    cats[ok] = np.searchsorted(levels, x[ok])
+    return cats, levels
+
+
+def score_kind(levels: np.ndarray, where: str = "scores", *, continuous: bool = True) -> tuple[str, Any]:
+    """How a run's distinct observed scores (sorted, finite) are read -- the one rule of every reader (pandas
+    tables, tool folders, DuckDB and Ibis counts): ``("binary", None)`` for 0/1; ``("grades", 0..C)`` for
+    integers up to 1000; ``("scores", None)`` for more than 1001 distinct non-integer values all in [0, 1] (with
+    ``continuous``: a continuous score in [0, 1]); otherwise ``("partial", levels)``, one category per value
+    weighted by the value.  Negative values, one value that is neither 0 nor 1, and too many levels are errors.
+
+    >>> score_kind(np.array([0.0, 0.5, 1.0]))
+    ('partial', array([0. , 0.5, 1. ]))
+    """
+    if levels.size == 0 or np.all((levels == 0) | (levels == 1)):
+        return "binary", None
+    if levels[0] < 0:
+        raise ValueError(f"{where}: a score of {levels[0]:g} is below 0; scores are 0/1, grades 0..C or partial "
+                         "credit >= 0 (a missing trial is an empty / null score, not a negative one)")
+    if np.all(levels == np.round(levels)):
+        if levels[-1] > 1000:
+            raise ValueError(f"{where}: integer scores up to {levels[-1]:g}; categories stop at 1000 "
+                             "(rescale or bin the scores)")
+        return "grades", np.arange(int(levels[-1]) + 1, dtype=float)
+    if continuous and levels.size > 1001 and levels[-1] <= 1:  # as many levels as the categories allow
+        return "scores", None
     if levels.size == 1:
         raise ValueError(f"{where}: every score is {levels[0]:g}: one value that is neither 0 nor 1 says nothing "
                          "of its scale; give the scores' range (score_range=(lo, hi), CLI --scores LO,HI)")
     if levels.size > 1001:
         raise ValueError(f"{where}: {levels.size} distinct non-integer scores; a continuous score is not a set of "
                          "categories: bin it into at most 1001 levels (e.g. round it) first")
-    cats = np.full(x.shape, np.nan)
-    ok = ~np.isnan(x)
-    cats[ok] = np.searchsorted(levels, x[ok])
-    return cats, levels
+    return "partial", levels
 
 
 def code_scores(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarray | None, tuple | None]:
@@ -337,8 +355,7 @@ def code_scores(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndar
     scores themselves with ``scale = (0, 1)`` -- a continuous score, read by :mod:`bayeseval.posterior.scores`."""
     x = np.asarray(values, dtype=float)
     seen = x[~np.isnan(x)]
-    if seen.size and np.isfinite(seen).all() and seen.min() >= 0 and seen.max() <= 1 \
-            and (seen != np.round(seen)).any() and np.unique(seen).size > 1001:  # as many levels as categorise caps
+    if seen.size and np.isfinite(seen).all() and score_kind(np.unique(seen), where)[0] == "scores":
         return x, None, (0.0, 1.0)
     return (*categorise(x, where), None)
 

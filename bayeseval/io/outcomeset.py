@@ -441,9 +441,15 @@ def _matrix_of(R: Any, missing: Any, ragged: bool) -> np.ndarray:
     return out
 
 
+class ReadingMismatch(ValueError):
+    """Two parts of one (dataset, model) read as different kinds of outcome (scores and categories, other score
+    ranges or category weights): their counts do not add, though the rows of both read together may."""
+
+
 def add_counts(a: OutcomeSet, b: OutcomeSet) -> OutcomeSet:
     """Counts add: runs of the same (dataset, model) pool their trials (questions matched by id, new questions
-    appended); other runs are kept as they are.  Shards counted one at a time give the counts of all of them."""
+    appended); other runs are kept as they are.  Shards counted one at a time give the counts of all of them.
+    0/1 outcomes add to graded ones as grades 0 and 1 (the reading of their rows together)."""
     import pandas as pd
 
     runs = {(r.dataset, r.model): r for r in a}
@@ -454,12 +460,12 @@ def add_counts(a: OutcomeSet, b: OutcomeSet) -> OutcomeSet:
             continue
         x, y = runs[key].counts(), r.counts()
         if type(x) is not type(y):
-            raise ValueError(f"{key[0]}/{key[1]}: cannot add scores to category counts")
+            raise ReadingMismatch(f"{key[0]}/{key[1]}: cannot add scores to category counts")
         ids = pd.Index(list(x.ids)).append(pd.Index(list(y.ids))).unique()
         ix, iy = ids.get_indexer(list(x.ids)), ids.get_indexer(list(y.ids))
         if isinstance(x, Scores):
             if (x.lo, x.hi) != (y.lo, y.hi):
-                raise ValueError(f"{key[0]}/{key[1]}: scores on different ranges cannot be added")
+                raise ReadingMismatch(f"{key[0]}/{key[1]}: scores on different ranges cannot be added")
             n, tot, m2 = (np.zeros(len(ids)) for _ in range(3))
             for c, i in ((x, ix), (y, iy)):
                 np.add.at(n, i, c.n)
@@ -474,10 +480,11 @@ def add_counts(a: OutcomeSet, b: OutcomeSet) -> OutcomeSet:
         np.add.at(tab, (ix[:, None], np.arange(x.table.shape[1])[None, :]), x.table)
         np.add.at(tab, (iy[:, None], np.arange(y.table.shape[1])[None, :]), y.table)
         wx, wy = runs[key].weights, r.weights
-        if (wx is None) != (wy is None) or (wx is not None and not np.array_equal(wx[:min(len(wx), len(wy))],
-                                                                                 wy[:min(len(wx), len(wy))])):
-            raise ValueError(f"{key[0]}/{key[1]}: the two parts weigh their categories differently; counts add only "
-                             "for the same categories")
+        if (wx is None) != (wy is None):  # 0/1 beside grades: categories 0 and 1 weighted 0 and 1
+            wx, wy = (np.array([0.0, 1.0]) if w is None else w for w in (wx, wy))
+        if wx is not None and not np.array_equal(wx[:min(len(wx), len(wy))], wy[:min(len(wx), len(wy))]):
+            raise ReadingMismatch(f"{key[0]}/{key[1]}: the two parts weigh their categories differently; counts add "
+                                  "only for the same categories")
         weights = None if wx is None else (wx if len(wx) >= len(wy) else wy)
         runs[key] = CountRun(key[0], key[1], Counts(tab, ids=np.asarray(list(ids), dtype=object),
                                                     fixed_categories=weights is not None),

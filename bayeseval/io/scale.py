@@ -38,8 +38,10 @@ What is checked, before anything is reported (the query either completes or noth
   two shards by the same rule on the pooled summary (exact when the pooled trial numbers have no gap);
   ``count_shards(..., check_overlap=True)`` checks every trial over all the shards in the engine;
 * an empty question / model / dataset label, or one with a control character: named by file, row and column;
-* category weights: 0/1 outcomes stay binary; integer grades ``0..C`` become categories weighted by their
-  value; other values in ``[0, 1]`` (or ``score_range``) are continuous scores.
+* category weights, as the pandas reader gives them (each run on its own values): 0/1 outcomes stay binary;
+  integer grades ``0..C`` become categories weighted by their value; other values (partial credit such as 0,
+  0.5, 1) one category per distinct value, weighted by it; more than 1001 distinct values in [0, 1], or any
+  values with ``score_range``, are continuous scores.
 """
 
 from __future__ import annotations
@@ -56,9 +58,10 @@ import numpy as np
 from .. import validate as V
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
-from .outcomeset import CountRun, OutcomeSet
-from .tables import check_optional_columns
+from ._vendor import score_kind
+from .outcomeset import CountRun, OutcomeSet, ReadingMismatch
 from .outcomeset import add_counts as _add_counts
+from .tables import check_optional_columns
 
 __all__ = ["count_table", "count_shards", "CountRun", "write_counts", "read_counts", "add_counts", "count_expression", "ENGINES"]
 
@@ -76,6 +79,10 @@ except ImportError:  # DuckDB's numpy fetch instead
 _NAMES = itertools.count()
 _DB: list = []  # one in-memory DuckDB database per process; each count runs on its own cursor of it
 _DB_LOCK = threading.Lock()
+
+
+class NoScores(ValueError):
+    """A table (or one shard of a folder) without a single observed score."""
 
 
 def _cursor(duckdb):
@@ -453,7 +460,7 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     observed = ~np.isnan(val) if "value_null" not in g else ~g["value_null"][order]
     ov = val[observed]
     if ov.size == 0:
-        raise ValueError(f"{where}: no scores (every score is missing)")
+        raise NoScores(f"{where}: no scores (every score is missing)")
     lo_v, hi_v = float(ov.min()), float(ov.max())
     if not np.isfinite(ov).all():
         raise _locate(con, located_scan, f"NOT isfinite({value})", score, "must be finite", fmt)
@@ -462,8 +469,6 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     if rng is not None and (lo_v < rng[0] or hi_v > rng[1]):
         raise _locate(con, located_scan, f"({value} < {rng[0]!r} OR {value} > {rng[1]!r})", score,
                       f"is outside [{rng[0]:g}, {rng[1]:g}]", fmt, scale_hint=True)
-    levels = np.unique(ov)
-    kind = _kind(bool(np.all(levels == np.floor(levels))), levels.size, hi_v, rng, where)
     # cells: one (pair, question); its groups (one per value) are consecutive
     new_cell = np.r_[True, (pair[1:] != pair[:-1]) | (q[1:] != q[:-1])]
     cell_start = np.flatnonzero(new_cell)
@@ -484,8 +489,8 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
             notes.append(f"{ds}/{mdl}: {missing} question(s) have no observed trial and are left out")
         if present.size == 0:
             continue
-        kind_r, hi_r, weights_r = _run_kind(kind, val[a:b][obs], hi_v)
-        counted = _build(code.ravel(), q[cell_start[present]], val[a:b][obs], n[a:b][obs], kind_r, rng, hi_r)
+        kind_r, weights_r = _run_kind(val[a:b][obs], rng, f"{where}: {ds}/{mdl}")
+        counted = _build(code.ravel(), q[cell_start[present]], val[a:b][obs], n[a:b][obs], kind_r, rng, weights_r)
         m = dict(meta)
         if use_trial:
             m["trials"] = _summary(counted, rows[present], tmax[present], tsum[present])
@@ -781,7 +786,7 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
                              "must appear once")
     obs = df[~np.isnan(df.value)]
     if obs.empty:
-        raise ValueError(f"{where}: no scores (every score is missing)")
+        raise NoScores(f"{where}: no scores (every score is missing)")
     levels = np.unique(obs.value.to_numpy())
     if not np.isfinite(levels).all():
         raise ValueError(f"{where}: a score is not finite; scores must be finite numbers")
@@ -793,14 +798,12 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
         raise V.ArgumentError("{where}: scores from {a:g} to {b:g} are not all in [{lo:g}, {hi:g}]; give the range of "
                               "the scores with {score_range}", "score_range", where=where, a=levels.min(),
                               b=levels.max(), lo=rng[0], hi=rng[1])
-    hi_v = float(levels.max())
-    kind = _kind(bool(np.all(levels == np.round(levels))), levels.size, hi_v, rng, where)
     runs = []
     for (ds, mdl), part in obs.groupby(["dataset", "model"], sort=False):
         q_codes, q_ids = pd.factorize(part.question, sort=False)
-        kind_r, hi_r, weights_r = _run_kind(kind, part.value.to_numpy(), hi_v)
+        kind_r, weights_r = _run_kind(part.value.to_numpy(), rng, f"{where}: {ds}/{mdl}")
         counted = _build(q_codes, np.asarray(list(q_ids), dtype=object), part.value.to_numpy(), part.n.to_numpy(),
-                         kind_r, rng, hi_r)
+                         kind_r, rng, weights_r)
         meta = {"source": where, "engine": "counted"}
         if use_trial:
             c = cells.loc[(ds, mdl)].reindex(list(q_ids))
@@ -809,36 +812,18 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
     return OutcomeSet(runs, source=where)
 
 
-def _kind(integral: bool, levels: int, hi: float, rng, where: str) -> str:
-    """How the values are read, as the pandas reader reads them: ``"binary"`` (0/1), ``"grades"`` (integers
-    0..C, categories weighted by their value) or ``"scores"`` (``score_range`` given, or values that are not
-    integers, in [0, 1] or too many to be categories)."""
-    if rng is not None or (not integral and (levels > 1001 or hi <= 1)):
-        return "scores"
-    if hi <= 1:
-        return "binary"
-    if not integral:
-        raise ValueError(f"{where}: scores up to {hi:g} that are not integers; give their range "
-                         "(score_range=(lo, hi), CLI --scores LO,HI)")
-    if hi > 1000:
-        raise ValueError(f"{where}: integer scores up to {hi:g}; categories stop at 1000 (rescale or bin them, "
-                         "or give score_range=(lo, hi) to read them as scores)")
-    return "grades"
-
-
-def _run_kind(kind: str, val: np.ndarray, hi: float) -> tuple[str, float, np.ndarray | None]:
-    """One run's reading, as the pandas reader codes each run on its own values: a run of a graded table whose
-    values are all 0 or 1 is binary, and a graded run's categories stop at its own largest grade (weights 0..C)."""
-    if kind != "grades":
-        return kind, hi, None
-    top = float(np.max(val)) if np.size(val) else 0.0
-    if top <= 1:
-        return "binary", 1.0, None
-    return "grades", top, np.arange(int(top) + 1, dtype=np.float64)
+def _run_kind(val: np.ndarray, rng, where: str) -> tuple[str, np.ndarray | None]:
+    """One run's reading of its values, by the rule of the pandas reader (:func:`~bayeseval.io._vendor.score_kind`,
+    applied to each run on its own values): ``"scores"`` with ``score_range``; else ``"binary"`` (0/1),
+    ``"grades"`` (integers 0..C, weights 0..C), ``"partial"`` (one category per distinct value, weighted by it:
+    partial credit such as 0, 0.5, 1) or ``"scores"`` in [0, 1] (over 1001 distinct non-integer values)."""
+    if rng is not None:
+        return "scores", None
+    return score_kind(np.unique(val), where)
 
 
 def _build(code: np.ndarray, ids: np.ndarray, val: np.ndarray, n: np.ndarray, kind: str, rng,
-           hi: float) -> Counts | Scores:
+           weights: np.ndarray | None) -> Counts | Scores:
     """One run's counts from its (question code, value, n) groups: a category table, or a score's number, sum
     and within-question sum of squares (exact: sum_v n_v (v - mean)^2)."""
     M = ids.size
@@ -849,9 +834,10 @@ def _build(code: np.ndarray, ids: np.ndarray, val: np.ndarray, n: np.ndarray, ki
         total = np.bincount(code, weights=n * val, minlength=M)
         sq = np.bincount(code, weights=n * (val - (total / cnt)[code]) ** 2, minlength=M)
         return Scores(cnt.astype(np.int64), total, sq, lo, top, ids)
-    table = np.zeros((M, 2 if kind == "binary" else int(hi) + 1), dtype=np.int64)
-    np.add.at(table, (code, val.astype(np.int64)), n)
-    return Counts(table, ids=ids, fixed_categories=kind == "grades", _unique_ids=True)
+    col = np.searchsorted(weights, val) if kind == "partial" else val.astype(np.int64)
+    table = np.zeros((M, 2 if weights is None else weights.size), dtype=np.int64)
+    np.add.at(table, (code, col), n)
+    return Counts(table, ids=ids, fixed_categories=weights is not None, _unique_ids=True)
 
 
 def _plain(a: np.ndarray) -> np.ndarray:
@@ -1061,7 +1047,9 @@ def _pool_trials(x, y, sx: dict, sy: dict, where: str | None):
 
 def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = False, **kw: Any) -> OutcomeSet:
     """A folder or glob of shards counted shard by shard and added (counts add), with ``progress`` (a callable
-    wrapping an iterable, e.g. tqdm) over the shards; one file, a URL or a list is one query.
+    wrapping an iterable, e.g. tqdm) over the shards; one file, a URL or a list is one query.  The result is the
+    one query's: an empty shard adds nothing, and where shards read on their own values differ (0/1 in one,
+    partial credit in another) the files are counted together after all.
 
     Repeated (question, trial) rows are found within a shard, and across shards from the per-question trial
     summaries the counts keep (:func:`add_counts`: exact unless a gap in a question's trial numbers hides the
@@ -1077,8 +1065,17 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
         return count_table(files if len(files) > 1 else files[0], **kw)
     out = None
     for f in progress(files):
-        part = count_table(f, **kw)
-        out = part if out is None else add_counts(out, part, where=f"{f} (added to the shards before it)")
+        try:
+            part = count_table(f, **kw)
+        except NoScores:  # an empty shard adds nothing; one query over all the files would not see it either
+            continue
+        try:
+            out = part if out is None else add_counts(out, part, where=f"{f} (added to the shards before it)")
+        except ReadingMismatch:  # a shard read on its own values differs from the whole (0/1 beside partial
+            out = count_table(files, **kw)  # credit, ...): the values are read together, in one query
+            break
+    if out is None:
+        raise NoScores(f"{source}: no scores (every score is missing) in any of its {len(files)} files")
     out.source = str(source)
     return out
 
