@@ -79,8 +79,9 @@ _SHOWN: set = set()
 
 
 def _warn(text: str) -> None:
-    """Print a warning once per run, on stderr (stdout stays clean for --format json / csv)."""
-    if text not in _SHOWN:
+    """Print a warning once per run, on stderr (stdout stays clean for --format json / csv); a warning that begins
+    one already shown (the same model and metric, said of another interval of it) is not repeated."""
+    if not any(shown.startswith(text) for shown in _SHOWN):
         _SHOWN.add(text)
         print(f"bayeseval: warning: {text}", file=sys.stderr)
 

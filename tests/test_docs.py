@@ -140,3 +140,77 @@ def _run_page(page: Path, namespace: dict) -> None:
             for words in commands(code):
                 if words[0] == "bayeseval":
                     run_command(words, where)
+
+
+NUMBER = re.compile(r'"(\w+)": (\[[-\d., e]+\]|-?\d+(?:\.\d+)?(?:e-?\d+)?)')
+
+
+def _numbers(obj, key=None, out=None) -> list:
+    """Every (key, number) of a JSON answer, numbers in lists under their list's key."""
+    out = [] if out is None else out
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            _numbers(v, k, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _numbers(v, key, out)
+    elif isinstance(obj, (int, float)) and not isinstance(obj, bool) and key is not None:
+        out.append((key, float(obj)))
+    return out
+
+
+def _shown(text: str) -> list:
+    """(key, value, tolerance) of every number a documented answer shows, to the digits it shows."""
+    out = []
+    for key, lit in NUMBER.findall(text):
+        for x in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", lit):
+            digits = len(x.split("e")[0].split(".")[1]) if "." in x.split("e")[0] else 0
+            out.append((key, float(x), 0.5 * 10.0 ** -digits + 1e-12 if "e" not in x else abs(float(x)) * 1e-3))
+    return out
+
+
+def test_the_service_page_shows_the_answers_the_service_gives():
+    """Each curl example of docs/service.md with a JSON body and a JSON answer below it: the body is posted to the
+    service, and every number the documented answer shows is in the real answer under the same key, to the
+    digits shown (the page showed the previous default's intervals for a year of changes)."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    found = blocks((DOCS / "service.md").read_text(encoding="utf-8"))
+    checked = 0
+    with warnings.catch_warnings(), TestClient(create_app()) as client:
+        warnings.simplefilter("ignore")
+        for (line, lang, code, _), (_, lang2, answer, _) in zip(found, found[1:]):
+            call = re.search(r"curl -s http://127\.0\.0\.1:8321(/v1/\w+) .*?-d '(\{.*?\})'", code, re.S)
+            if lang != "bash" or lang2 != "json" or not call:
+                continue
+            got = _numbers(client.post(call.group(1), json=__import__("json").loads(call.group(2))).json())
+            for key, value, tol in _shown(answer):
+                assert any(k == key and abs(v - value) <= tol for k, v in got), \
+                    f"service.md, line {line}: {call.group(1)} shows {key} {value}; the service gives " \
+                    f"{sorted({round(v, 4) for k, v in got if k == key})}"
+            checked += 1
+    assert checked >= 4
+
+
+def test_the_model_page_quotes_what_the_library_gives():
+    """docs/model.md's numbers on Game of 24: the pool-free bounds warning of gpt-4 CoT's pass@200, and the
+    ratio of population to benchmark widths (1.7x for pass@100 to 11x for avg, over the two models)."""
+    import bayeseval as be
+
+    page = " ".join((DOCS / "model.md").read_text(encoding="utf-8").split())
+    data = be.load(ROOT / "examples" / "data" / "tot_game24.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = be.estimate(data.counts("gpt-4 CoT"), "pass@200")
+        bound = next(w for w in est.warnings if w.startswith("without a population model"))
+        ests = {(m, model, scope): be.estimate(data.counts(model), m, scope=scope)
+                for m in ("avg", "pass@100") for model in data.models for scope in ("population", "benchmark")}
+    width = {key: e.hi - e.lo for key, e in ests.items()}
+    ratios = {m: [width[m, model, "population"] / width[m, model, "benchmark"] for model in data.models]
+              for m in ("avg", "pass@100")}
+    assert f"the estimate's interval [{est.lo:.3f}, {est.hi:.3f}]" in page
+    assert bound.split(" (docs/model.md")[0] in page
+    assert f"is {min(ratios['pass@100']):.1f}x (pass@100) to {max(ratios['avg']):.0f}x (avg) narrower" in page

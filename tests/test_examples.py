@@ -50,6 +50,11 @@ def test_compare_game24_example(capsys):
     # the paired analyses agree on the direction; the exact sign-flip test is deterministic
     assert re.search(r"sign-flip permutation \(exact\)\s+\+0\.1600\s+-\s+p = 0\.01", p100)
     assert "questions needed for delta = 0.02" in out
+    # the numbers docs/comparisons.md quotes from this run
+    assert "CoT - IO = -0.0328 (95% credible interval [-0.0708, -0.0035], population scope), P(CoT > IO) = 0.013" in p1
+    assert "CoT - IO = +0.1584 (95% credible interval [+0.0446, +0.2709]" in p100
+    page = (Path(__file__).resolve().parent.parent / "docs" / "comparisons.md").read_text(encoding="utf-8")
+    assert "[-7.1, -0.4], P(CoT > IO) = 0.013" in page and "+15.8 points [+4.5, +27.1]" in page
 
 
 def test_mcmc_tau_bench_example(capsys):
