@@ -60,7 +60,8 @@ from .paired_tests import (COLLAPSE, DEFAULT_RESAMPLES, TestResult, mcnemar_test
                            sign_flip_test, snap_ties, wilcoxon_test)
 
 __all__ = ["compare", "Comparison", "Delta", "align", "question_scores", "as_counts", "paired_difference",
-           "decide", "verdict_text", "parse_rope", "p_better"]
+           "decide", "verdict_text", "parse_rope", "p_better", "differing_questions", "too_few_to_decide",
+           "check_comparable"]
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -106,7 +107,8 @@ def _first_trials(X: Any) -> np.ndarray | None:
             arr = np.asarray(X, dtype=np.float64)
         else:
             arr = None
-            col = np.asarray([row[0] for row in X], dtype=np.float64)
+            col = np.asarray([next((v for v in row if v is not None and v == v), np.nan) for row in X],
+                             dtype=np.float64)  # each row's first observed trial (None / NaN are missing)
         if arr is not None:
             arr = arr[None, :] if arr.ndim == 1 else arr
             observed = ~np.isnan(arr)
@@ -401,6 +403,9 @@ def parse_rope(rope: Any) -> tuple[float, float] | None:
     if lo is None or not lo < hi:
         raise V.ArgumentError("{rope} must be a half-width or a pair (lo, hi) with lo < hi, got {rope_!r}", "rope",
                               rope_=rope)
+    if not lo <= 0.0 <= hi:  # mass below it would read as "B is better" where A is better by less than lo
+        raise V.ArgumentError("{rope}: a region of practical equivalence holds no difference (0): lo <= 0 <= hi, "
+                              "got ({lo:g}, {hi:g})", "rope", lo=lo, hi=hi)
     return lo, hi
 
 
@@ -418,6 +423,41 @@ def check_rope_span(region: tuple[float, float], lo: float, hi: float, arg: str 
     if region[0] <= lo and region[1] >= hi:
         raise V.ArgumentError("{" + arg + "}: the equivalence region {region} covers the whole range [{lo:g}, {hi:g}]"
                               "{of}", arg, region=tuple(region), lo=lo, hi=hi, of=of)
+
+
+SMALL_CLUSTERED = 30  # fewer questions: the clustered McNemar's chi-square approximation is flagged in the notes
+
+
+def check_comparable(counts: Mapping, scored: bool, what: str) -> None:
+    """Paired comparisons take 0/1 outcomes or scores: graded outcomes are an error naming the model and the
+    way to compare them (by their mean score)."""
+    graded = [k for k, c in counts.items() if not scored and not c.is_binary]
+    if graded:
+        raise ValueError(f"{what} needs 0/1 outcomes or scores for every model; {graded[0]!r} has graded "
+                         "(categorical) outcomes, which compare by their mean score: pass each trial's value with "
+                         "score_range=(lo, hi), or use OutcomeSet.as_scores((lo, hi)) / the command line's "
+                         "--scores LO,HI")
+
+
+def differing_questions(ca, cb) -> int:
+    """How many questions the two models' outcomes differ on (per-question mean score, aligned counts): without
+    an unbiased per-question score (k > n) there is no sign-flip test, but a winner on fewer than
+    ``log2(1 / (1 - level))`` differing questions could not be named by one even if all went one way."""
+    def means(c):
+        if isinstance(c, Scores):
+            return np.asarray(c.means, dtype=np.float64)
+        return (c.table * np.arange(c.table.shape[1])).sum(axis=1) / c.n
+    return int(np.count_nonzero(np.abs(means(ca) - means(cb)) > 1e-12))
+
+
+def too_few_to_decide(differ: int, level: float) -> bool:
+    """Even ``differ`` questions all one way could not reach ``level`` (sign-flip p = 0.5^differ)."""
+    return 0.5**differ > 1.0 - level
+
+
+def _too_few(differ: int, M: int, level: float) -> str:
+    return (f"undecided: only {differ} of {M} questions differ, too few to decide at {pct(level)} "
+            f"(at least {math.ceil(math.log2(1.0 / (1.0 - level)))} are needed)")
 
 
 def decide(level: float, p_better: float, rope_probs=None) -> str | None:
@@ -631,10 +671,7 @@ def compare(
     ca = as_counts(A, names[0], missing, ragged, score_range, scored)
     cb = as_counts(B, names[1], missing, ragged, score_range, scored)
     same_range({names[0]: ca, names[1]: cb})
-    if not scored and (not ca.is_binary or not cb.is_binary):
-        raise ValueError("compare needs 0/1 outcomes or scores for both models; graded (categorical) outcomes "
-                         "compare by their mean score: pass each trial's value with score_range=(lo, hi), or use "
-                         "OutcomeSet.as_scores((lo, hi)) / the command line's --scores LO,HI")
+    check_comparable({names[0]: ca, names[1]: cb}, scored, "compare")
     first_a, first_b = _first_trials(A), _first_trials(B)
     cb, order = align(ca, cb, names)
     if order is not None and first_b is not None:
@@ -694,6 +731,22 @@ def compare(
                 notes.append("every question has the same difference; the t-test and effect size are undefined")
             wil = wilcoxon_test(d, tests=f"per-question {pa.spec.label} differences symmetric about 0")
     too_few, tentative = None, ""
+    if perm is not None and rope_lh is not None and decision in ("A", "B"):
+        # a ROPE only makes a win harder to claim: the sign-flip test must name the same side (it named a winner
+        # on 3 of 50 differing questions, and type-I was 9.3% at rope=0.01, M = 30, N = 1, without this)
+        says = perm["mid_p"] <= 1.0 - level and perm.statistic != 0
+        if not says or (perm.statistic > 0) != (decision == "A"):
+            differ = int(np.count_nonzero(snap_ties(xa - xb)))
+            notes.append(f"the posterior puts {max(rope_probs[0], rope_probs[2]):.3f} of its mass beyond the ROPE, "
+                         f"but the paired sign-flip test gives mid-p = {perm['mid_p']:.4g} ({differ} of {ca.M} "
+                         "questions differ): too little evidence to name a winner at this level")
+            decision = None
+            if too_few_to_decide(differ, level):
+                too_few = _too_few(differ, ca.M, level)
+    if perm is None and decision in ("A", "B"):  # k > n: no sign-flip test; a handful of differing questions
+        differ = differing_questions(ca, cb)  # cannot name a winner whatever their sign
+        if too_few_to_decide(differ, level):
+            decision, too_few = None, _too_few(differ, ca.M, level)
     if rope_lh is None and perm is not None:
         # the headline decision keeps its level: the paired sign-flip test (mid-p, Lancaster 1961) at
         # alpha = 1 - level decides, in the direction of the difference; the posterior alone over-decides
@@ -707,15 +760,18 @@ def compare(
                          f"{perm['mid_p']:.4g} > {1 - level:.2g} ({differ} of {ca.M} questions differ): too "
                          "little evidence to name a winner at this level")
         decision = side
-        if side is None and 0 < differ and 0.5**differ > 1.0 - level:  # even all one way could not decide
-            too_few = (f"undecided: only {differ} of {ca.M} questions differ, too few to decide at {pct(level)} "
-                       f"(at least {math.ceil(math.log2(1.0 / (1.0 - level)))} are needed)")
+        if side is None and 0 < differ and too_few_to_decide(differ, level):  # even all one way could not decide
+            too_few = _too_few(differ, ca.M, level)
         if side is not None and perm.p_value > 1.0 - level:  # decided on the mid-p only: say how thin it is
             tentative = (f" (tentative: {differ} of {ca.M} questions differ; the sign-flip p = "
                          f"{perm.p_value:.4g} > {1 - level:.2g}, its mid-p {perm['mid_p']:.4g} decides)")
             notes.append(f"the verdict is borderline ({differ} of {ca.M} questions differ): the sign-flip test's "
                          f"p = {perm.p_value:.4g} would not decide at {pct(level)}; its mid-p {perm['mid_p']:.4g} does")
     mc = None if scored else mcnemar_tests(ca, cb, first_a, first_b, collapse)
+    if mc is not None and mc.method.startswith("clustered") and ca.M < SMALL_CLUSTERED:
+        notes.append(f"the clustered McNemar p-value is a large-sample (chi-square) approximation over questions; "
+                     f"with {ca.M} questions it can be far from exact (4 of 4 questions won give p = 0.0455; the exact "
+                     "two-sided sign-flip p is 0.125): read the sign-flip row instead")
     if scored:
         notes.append("scores, not 0/1 outcomes: McNemar does not apply; the sign-flip, bootstrap, t and Wilcoxon "
                      "rows test the mean per-question score difference")

@@ -166,9 +166,17 @@ class Design(Result):
     def advice(self) -> str:
         if self.budget is None:
             return f"run {self.n_best} trial(s) per question"
+        if self.var_new_questions is None and self.var_more_trials is None:
+            return (f"run {self.n_best} trial(s) per question; the budget of {self.budget:g} trials buys no new "
+                    f"question (one costs {self.question_cost:g} + {self.n_best}) and leaves these questions below the "
+                    f"trials {self.metric} needs: it changes no estimate of {self.metric}")
         if self.var_new_questions is None:
             return (f"run {self.n_best} trial(s) per question; the budget of {self.budget:g} trials buys no new "
                     f"question (one costs {self.question_cost:g} + {self.n_best}): spend it on more trials")
+        if self.var_more_trials is None:  # spread over these questions, the budget leaves them below k trials
+            return (f"spend the budget on new questions: sd of the pool-mean estimate "
+                    f"{np.sqrt(self.var_new_questions):.4f} with new questions ({self.n_best} trial(s) each); spread "
+                    f"over these questions it leaves them below the trials {self.metric} needs")
         better = "new questions" if self.var_new_questions < self.var_more_trials else "more trials on these questions"
         return (f"spend the budget on {better}: sd of the pool-mean estimate {np.sqrt(self.var_new_questions):.4f} "
                 f"with new questions ({self.n_best} trial(s) each) vs {np.sqrt(self.var_more_trials):.4f} with more "
@@ -246,6 +254,4 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
         n_cur = max(int(round(n_now)), k)
         v_cur = sigma_b2 + _within(mix, c, n_cur)
         new = (M * v_cur + added * (sigma_b2 + sw[best - k])) / (M + added) ** 2 if added >= 1 else None
-        if more is None:
-            more = float("inf")
     return Design(label, M, n_now, sigma_b2, table, best, question_cost, budget, more, new)
