@@ -157,9 +157,10 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
             boot[s : s + c] = rng.multinomial(M, prob, size=c) @ v / M
     else:
         step = max(1, 4_000_000 // M)
+        ordered = np.sort(d)  # resampled in value order: the same draws whatever the order of the questions
         for s in range(0, resamples, step):
             c = min(step, resamples - s)
-            boot[s : s + c] = d[rng.integers(0, M, size=(c, M))].mean(axis=1)
+            boot[s : s + c] = ordered[rng.integers(0, M, size=(c, M))].mean(axis=1)
     alpha = 1.0 - level
     pct = np.quantile(boot, [alpha / 2, 1 - alpha / 2])
     # BCa
