@@ -27,8 +27,8 @@ import numpy as np
 
 from .._json import loads, too_deep
 
-__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "same", "int_id", "numeric_items",
-           "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
+__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "finite_float",
+           "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
            "no_duplicate_keys", "stacklevel"]
 
 # C0 and C1 control characters (NUL, escape, newline, DEL, ...): never part of a model, dataset or question label
@@ -178,6 +178,19 @@ def int_id(value: Any, where: str) -> int:
     raise ValueError(f"{where}: expected a question index (integer), got {show(value)}")
 
 
+def finite_float(v: int | float) -> float | None:
+    """A JSON number as a float, or None where it is NaN, infinite or an integer beyond any float.
+
+    >>> finite_float(3), finite_float(float("nan")), finite_float(10**400)
+    (3.0, None, None)
+    """
+    try:
+        x = float(v)
+    except OverflowError:  # an integer beyond any float (JSON allows it)
+        return None
+    return x if math.isfinite(x) else None
+
+
 def numeric_items(doc: dict, skip: tuple = (), where: str = "") -> dict:
     """Top-level ``name -> float`` pairs of a results object (booleans and non-numbers left out).  A NaN or
     infinite number (JSON's ``NaN``, ``Infinity``) is no reported value: left out, with a UserWarning naming
@@ -190,15 +203,12 @@ def numeric_items(doc: dict, skip: tuple = (), where: str = "") -> dict:
     for k, v in doc.items():
         if k in skip or isinstance(v, bool) or not isinstance(v, (int, float)):
             continue
-        try:
-            finite = math.isfinite(float(v))
-        except OverflowError:  # an integer beyond any float (JSON allows it)
-            finite = False
-        if not finite:
+        x = finite_float(v)
+        if x is None:
             warnings.warn(f"{where}: {k}: the reported value {v!r} is not a number; bayeseval reads the per-question "
                           "details", UserWarning, stacklevel=stacklevel())
             continue
-        out[k] = float(v)
+        out[k] = x
     return out
 
 

@@ -60,7 +60,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .._json import loads
-from ._vendor import code_scores, check_label, check_scores, load_json, reported_mismatch, show, where_of
+from ._vendor import check_label, check_scores, code_scores, finite_float, load_json, reported_mismatch, show, where_of
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_inspect", "read_inspect_dimensions", "parse_inspect_log", "is_inspect_json"]
@@ -83,11 +83,8 @@ def _to_float(v: Any, at: str) -> float:
     if isinstance(v, bool):
         return float(v)
     if isinstance(v, (int, float)):
-        try:
-            x = float(v)
-        except OverflowError:  # an integer beyond any float
-            x = float("inf")
-        if not np.isfinite(x):
+        x = finite_float(v)
+        if x is None:
             raise ValueError(f"{at}: expected a finite number, got {show(v)}")
         return x
     if isinstance(v, str):
