@@ -10,9 +10,22 @@ from __future__ import annotations
 
 import html
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Result", "check_choice"]
+__all__ = ["Result", "check_choice", "user_stacklevel"]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def user_stacklevel() -> int:
+    """The ``warnings.warn`` stacklevel, for a call made here, of the first frame outside the bayeseval package:
+    a warning points at the caller's line (``evaluate(...)`` in a notebook), not at the library's."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _PACKAGE in Path(frame.f_code.co_filename).resolve().parents:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def check_choice(value: Any, name: str, options: tuple) -> str:

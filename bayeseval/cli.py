@@ -32,12 +32,13 @@ from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, pct, text_table
 from .results import DEFAULT_INTERVAL, ESTIMATE_INTERVALS, QUESTION_METHODS, estimate, evaluate
+from .posterior.robust import FEW_CARRYING_WORDS
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
 from .service.server import add_serve_parser
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "data"
-DEMO_FILE = EXAMPLES / "tot_game24.json"
+DEMO_FILE = Path(__file__).resolve().parent / "data" / "tot_game24.json"  # package data: a pip install has it too
+COVERAGE_RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results_coverage.md"  # in a clone
 
 DEMO_METRICS = ("avg", "pass@10", "pass@100", "pass^10", "maj@10")
 REPORT_FORMATS = ("terminal", "markdown", "latex", "csv", "json", "aisbench", "aisbench-csv")
@@ -859,6 +860,11 @@ def cmd_rubric(args) -> int:
 def cmd_plot_coverage(args) -> int:
     from .report import coverage_plot, read_coverage_results
 
+    if args.results is None:
+        if not COVERAGE_RESULTS.exists():
+            raise UsageError("no results file given, and benchmarks/results_coverage.md ships with a clone of the "
+                             "repository, not with the package: pass the file (bayeseval plot-coverage FILE -o OUT)")
+        args.results = str(COVERAGE_RESULTS)
     table = read_coverage_results(args.results, reps=lambda M, N: 150 if M >= 500 else 300)
     for column in ("prior", "scope", "metric"):
         wanted = getattr(args, column)
@@ -928,9 +934,14 @@ def _demo_story(comparisons, level: float) -> str:
 def cmd_demo(args) -> int:
     path = Path(args.data) if args.data else DEMO_FILE
     if not path.exists():
-        raise UsageError(f"demo data not found at {path}; run from a clone of the repository or pass --data")
-    data, rows = _demo_rows(path, args.level)
-    comparisons = _demo_comparisons(data, args.level)
+        raise UsageError(f"demo data not found at {path}; pass --data FILE")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data, rows = _demo_rows(path, args.level)
+        comparisons = _demo_comparisons(data, args.level)
+    for w in caught:  # the few-questions warnings are said once, on stdout, beside the table (below)
+        if FEW_CARRYING_WORDS not in str(w.message):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if args.format == "json":
         print(json.dumps({
             "dataset": data.dataset,
@@ -949,8 +960,9 @@ def cmd_demo(args) -> int:
     if widened:
         import textwrap
 
-        print(textwrap.fill(f"Few tasks carry {', '.join(widened)}: the population interval's far end there is a "
-                            "betting confidence bound (the default; docs/honesty.md).", 100))
+        print(textwrap.fill(f"Few tasks carry {', '.join(widened)} (their values sit near 0 or 1 because of a "
+                            "handful of tasks): the population interval's far end there is a betting confidence "
+                            "bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
     print()
     header = ("model", "metric", "estimate", "published", f"population {shown}", f"benchmark {shown}")
     table = [header] + [
@@ -1168,9 +1180,9 @@ def build_parser() -> argparse.ArgumentParser:
                "observed coverage of each interval method per cell, with the Monte-Carlo band around the nominal level.",
                "  bayeseval plot-coverage benchmarks/results_coverage.md -o coverage.png\n"
                "  bayeseval plot-coverage benchmarks/results_coverage.md --prior uniform --metric pass@k -o u.png")
-    cov.add_argument("results", nargs="?", default=str(Path(__file__).resolve().parent.parent / "benchmarks" /
-                                                      "results_coverage.md"),
-                     help="the study's Markdown results (default: the shipped benchmarks/results_coverage.md)")
+    cov.add_argument("results", nargs="?", default=None,
+                     help="the study's Markdown results (default: benchmarks/results_coverage.md of a clone of the "
+                          "repository)")
     cov.add_argument("-o", "--output", required=True, help="image file to write (png/pdf/svg)")
     cov.add_argument("--prior", default="hierarchical")
     cov.add_argument("--scope", default="population")

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import validate as V
-from ._protocol import Result, check_choice
+from ._protocol import Result, check_choice, user_stacklevel
 from ._text import html_table, pct, text_table
 from .counts import Counts, flat_error, is_flat
 from .scores import Scores, names_avg_at_n, to_outcomes
@@ -483,7 +483,8 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
         advice = ""
     notes = tuple(post.checks(scope, mean, sd, value, advice, level))
     for text in notes:  # shown by the CLI on stderr and returned by the service under "warnings"
-        warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning, stacklevel=3)
+        warnings.warn(f"{model + ': ' if model else ''}{post.spec.label}: {text}", ModelCheckWarning,
+                      stacklevel=user_stacklevel())
     n = post.counts.n
     N = int(n[0]) if not post.counts.ragged else (int(n.min()), int(n.max()))
     return Estimate(
@@ -582,24 +583,55 @@ class Evaluation(Result):
 
         return pd.DataFrame.from_records(self.to_records())
 
+    def _cells(self, what: str) -> tuple[list, list, list, dict]:
+        """``(datasets, models, metrics, {(i, j, k): estimate})`` with text labels (None as ``"-"``); a cell given
+        twice (two scopes or levels of one estimate, or models None and ``"-"``) is an error, as in the tables."""
+        label = lambda x: "-" if x is None else str(x)  # noqa: E731
+        ds_, ms, ks = ([label(x) for x in v] for v in (self.datasets, self.models, self.metrics))
+        ds_, ms = list(dict.fromkeys(ds_)), list(dict.fromkeys(ms))
+        cells: dict = {}
+        for e in self.estimates:
+            key = (ds_.index(label(e.dataset)), ms.index(label(e.model)), ks.index(e.metric))
+            if key in cells:
+                raise ValueError(f"{what}: dataset {ds_[key[0]]!r}, model {ms[key[1]]!r}, metric {e.metric!r} "
+                                 "appears twice (another scope, level or an unnamed model?); export one of them")
+            cells[key] = e
+        return ds_, ms, ks, cells
+
+    def _attrs(self) -> dict:
+        """What the intervals are: level, scope, interval method and prior, one value where every estimate shares
+        it, else a JSON object by metric (a value, or a list where the metric's estimates differ)."""
+        out = {"source": "bayeseval"}
+        for name, get in (("level", lambda e: e.level), ("scope", lambda e: e.scope), ("interval", lambda e: e.method),
+                          ("prior", lambda e: e.prior)):
+            values = list(dict.fromkeys(get(e) for e in self.estimates))
+            if len(values) == 1:
+                out[name] = values[0]
+            else:
+                by: dict = {}
+                for e in self.estimates:
+                    by.setdefault(e.metric, [])
+                    if get(e) not in by[e.metric]:
+                        by[e.metric].append(get(e))
+                out[name] = json.dumps({k: v[0] if len(v) == 1 else v for k, v in by.items()})
+        return out
+
     def to_xarray(self):
-        """An ``xarray.Dataset`` with variables value, mean, sd, lo, hi over dims (dataset, model, metric)."""
+        """An ``xarray.Dataset`` with variables value, mean, sd, lo, hi over dims (dataset, model, metric); its
+        attrs say what the intervals are (level, scope, interval, prior)."""
         try:
             import xarray as xr
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise ImportError("to_xarray needs xarray: pip install 'bayeseval[notebook]'") from exc
-        ds_, ms, ks = ([str(x) if x is not None else "-" for x in v] for v in (self.datasets, self.models, self.metrics))
+        ds_, ms, ks, cells = self._cells("to_xarray")
         shape = (len(ds_), len(ms), len(ks))
         data = {v: np.full(shape, np.nan) for v in ("value", "mean", "sd", "lo", "hi")}
-        for e in self.estimates:
-            i = ds_.index(str(e.dataset) if e.dataset is not None else "-")
-            j = ms.index(str(e.model) if e.model is not None else "-")
-            k = ks.index(e.metric)
+        for key, e in cells.items():
             for v in data:
                 x = getattr(e, v)
-                data[v][i, j, k] = np.nan if x is None else x
+                data[v][key] = np.nan if x is None else x
         return xr.Dataset({v: (("dataset", "model", "metric"), a) for v, a in data.items()},
-                          coords={"dataset": ds_, "model": ms, "metric": ks})
+                          coords={"dataset": ds_, "model": ms, "metric": ks}, attrs=self._attrs())
 
     def _rows(self):
         several = len(self.datasets) > 1  # rows of one model and metric on several datasets: say which is which
@@ -622,12 +654,15 @@ class Evaluation(Result):
         return html_table(rows[0], rows[1:])
 
     def to_inference_data(self, n: int = DEFAULT_DRAWS, seed: int | None = None):
-        """ArviZ InferenceData: one posterior variable per metric, dims (chain, draw, model).
+        """ArviZ InferenceData: one posterior variable per metric, dims (chain, draw, model), and (dataset, model)
+        where there are several datasets.
 
-        Every estimate contributes ``n`` draws in its own scope (seeded), so
-        ``az.summary(idata)`` gives one row per metric and model (``pass@4[a]``)
-        and ``az.plot_posterior(idata)`` one panel each.  (The metric is the
-        variable rather than a dimension because ArviZ's summary reserves a
+        Every estimate contributes ``n`` draws in its own scope, seeded per (dataset, model) from ``seed`` (default:
+        the estimates' seed): one model's metrics share a stream (in population scope, the same weights over its
+        questions), and different models have independent ones.  So each model's marginals are its posterior,
+        and ``az.summary(idata)`` gives one row per metric and model (``pass@4[a]``); a difference of two models'
+        draws ignores that they answered the same questions -- :func:`bayeseval.compare` gives the paired
+        posterior.  (The metric is the variable rather than a dimension because ArviZ's summary reserves a
         dimension of that name.)
         """
         try:
@@ -635,18 +670,22 @@ class Evaluation(Result):
         except ImportError as exc:  # pragma: no cover - exercised only without the extra
             raise ImportError("to_inference_data needs ArviZ: pip install 'bayeseval[notebook]'") from exc
         n = V.integer(n, "n", minimum=1)
-        models = list(dict.fromkeys(e.model or "model" for e in self.estimates))
-        metrics = list(dict.fromkeys(e.metric for e in self.estimates))
-        posterior = {m: np.full((1, n, len(models)), np.nan) for m in metrics}
-        for e in self.estimates:
-            posterior[e.metric][0, :, models.index(e.model or "model")] = e.draws(n, seed)
-        scopes = {e.metric: e.scope for e in self.estimates}
-        return az.from_dict(
-            posterior=posterior,
-            coords={"model": models},
-            dims={m: ["model"] for m in metrics},
-            attrs={"scope": json.dumps(scopes), "source": "bayeseval"},
-        )
+        seed = None if seed is None else V.integer(seed, "seed", minimum=0)
+        ds_, ms, ks, cells = self._cells("to_inference_data")
+        several = len(ds_) > 1
+        shape = (1, n, len(ds_), len(ms)) if several else (1, n, len(ms))
+        posterior = {m: np.full(shape, np.nan) for m in ks}
+        for (i, j, k), e in cells.items():
+            base = e.seed if seed is None else seed
+            stream = int(np.random.SeedSequence([base, i, j]).generate_state(1)[0])  # one per (dataset, model)
+            draws = e.draws(n, stream)
+            if several:
+                posterior[ks[k]][0, :, i, j] = draws
+            else:
+                posterior[ks[k]][0, :, j] = draws
+        dims = ["dataset", "model"] if several else ["model"]
+        coords = {"dataset": ds_, "model": ms} if several else {"model": ms}
+        return az.from_dict(posterior=posterior, coords=coords, dims={m: dims for m in ks}, attrs=self._attrs())
 
 
 def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any, Any]]:
@@ -696,7 +735,8 @@ def _estimate_cell(R: Any, metric: Any, dataset: str | None = None, **kw) -> Est
         name = "betting" if kw.get("interval") == "exact+betting" else "bootstrap-t"
         note = f"the {name} interval {NOT_APPLIED}: {exc}; this row shows the equal-tailed posterior interval"
         where = "/".join(x for x in (dataset, e.model) if x)
-        warnings.warn(f"{where + ': ' if where else ''}{e.metric}: {note}", ModelCheckWarning, stacklevel=3)
+        warnings.warn(f"{where + ': ' if where else ''}{e.metric}: {note}", ModelCheckWarning,
+                      stacklevel=user_stacklevel())
         return dataclasses.replace(e, warnings=e.warnings + (note,))
 
 

@@ -308,3 +308,47 @@ def test_inputs_not_modified():
     lists = R.tolist()
     B.estimate(lists, "avg", prior="uniform")
     assert lists == R.tolist()
+
+
+def test_exports_keep_models_independent_datasets_apart_and_say_what_the_intervals_are():
+    """A review of the notebook exports: every estimate drew from the same default seed, so two models' draws were
+    perfectly correlated (P(B > A) = 1.0 from the InferenceData where compare gives 0.67); several datasets
+    overwrote each other in to_inference_data; to_xarray kept no level or scope and overwrote a cell given twice."""
+    pytest.importorskip("arviz")
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    R1, R2 = (rng.random((40, 4)) < 0.5).astype(int), (rng.random((40, 4)) < 0.55).astype(int)
+    ev = B.evaluate({"A": R1, "B": R2}, ["avg", "pass@2"], scope="benchmark")
+    post = ev.to_inference_data(n=4000).posterior
+    a, b = (post["avg"].sel(model=m).values.ravel() for m in ("A", "B"))
+    assert abs(np.corrcoef(a, b)[0, 1]) < 0.1  # independent models (was 1.0)
+    same_model = post["pass@2"].sel(model="A").values.ravel()
+    assert abs(np.corrcoef(a, same_model)[0, 1]) > 0.5  # one model's metrics: one stream
+    assert abs((b > a).mean() - B.compare(R2, R1, scope="benchmark").p_a_better) < 0.05
+    rows = [{"dataset": d, "model": m, "question": q, "trial": t, "score": int(rng.random() < p)}
+            for d, p in (("math", 0.3), ("code", 0.7)) for m in ("A", "B") for q in range(30) for t in range(3)]
+    two = B.evaluate(B.io.from_long(pd.DataFrame(rows)), ["avg"])
+    idata = two.to_inference_data(n=500, seed=3)
+    assert idata.posterior["avg"].dims == ("chain", "draw", "dataset", "model")
+    for e in two:
+        got = float(idata.posterior["avg"].sel(dataset=e.dataset, model=e.model).mean())
+        assert abs(got - e.mean) < 4 * e.sd / math.sqrt(500)  # math ~0.3 and code ~0.7 both kept
+    x = ev.to_xarray()
+    assert x.attrs["level"] == 0.95 and x.attrs["scope"] == "benchmark" and x.attrs["prior"] == "robust"
+    mixed = B.Evaluation(list(ev) + list(B.evaluate({"A": R1}, ["avg"], scope="population")))
+    for export in (mixed.to_xarray, mixed.to_inference_data):
+        with pytest.raises(ValueError, match="dataset '-', model 'A', metric 'avg' appears twice"):
+            export()
+    levels = B.Evaluation(list(B.evaluate({"A": R1}, ["avg"])) + list(B.evaluate({"B": R2}, ["avg"], level=0.9)))
+    assert json.loads(levels.to_xarray().attrs["level"]) == {"avg": [0.95, 0.9]}
+
+
+def test_model_check_warnings_point_at_the_callers_line():
+    """evaluate's warnings pointed into the library (results.py, the line of its own estimate call)."""
+    data = B.load(Path(__file__).resolve().parent.parent / "examples" / "data" / "tot_game24.json")
+    with pytest.warns(B.ModelCheckWarning) as got:
+        B.evaluate(data, ["pass^10"])
+    with pytest.warns(B.ModelCheckWarning) as direct:
+        B.estimate(data.counts("gpt-4 IO"), "pass^10")
+    assert {Path(w.filename).name for w in list(got) + list(direct)} == {"test_results.py"}

@@ -412,7 +412,7 @@ def parse_rope(rope: Any) -> tuple[float, float] | None:
 def check_rope_span(region: tuple[float, float], lo: float, hi: float, arg: str = "rope", of: str = "") -> None:
     """Refuse an equivalence region that covers the whole range ``[lo, hi]`` (every value would be "practically
     equivalent"), naming the argument it came from (``rope``, or ``until`` for 'equivalent within');  a region
-    over part of the range, or none of it, is a usable (one-sided) region.
+    over part of the range is a usable (one-sided) region (:func:`parse_rope` has checked that it holds 0).
 
     >>> check_rope_span((-0.5, 1.6), -1.0, 1.0)
     >>> check_rope_span((-2.0, 2.0), -1.0, 1.0, of=" of the difference")

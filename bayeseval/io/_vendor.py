@@ -26,6 +26,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from .._json import loads, too_deep
+from .._protocol import user_stacklevel
 
 __all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "finite_float",
            "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
@@ -39,14 +40,9 @@ CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")
 
 
 def stacklevel() -> int:
-    """``warnings.warn`` stacklevel that points at the first frame outside :mod:`bayeseval.io`."""
-    import sys
-
-    here = str(Path(__file__).parent)
-    frame, level = sys._getframe(1), 1
-    while frame is not None and str(Path(frame.f_code.co_filename).parent) == here:
-        frame, level = frame.f_back, level + 1
-    return level
+    """``warnings.warn`` stacklevel that points at the first frame outside the bayeseval package (the caller's
+    ``load(...)``), for a warning issued by the function that calls this."""
+    return user_stacklevel() - 1  # counted from this function, one frame above the one that warns
 
 
 def where_of(path: Path, root: Path | None = None) -> str:
