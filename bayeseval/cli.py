@@ -211,7 +211,9 @@ def cmd_report(args) -> int:
     if args.plot_pass_k:
         from .report import plots
 
-        binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
+        binary, left = _binary_runs(data, several)
+        if left:
+            _warn(f"--plot-pass-k draws 0/1 outcomes only: {', '.join(left)} (graded or scores) left out of it")
         plots.pass_at_k_curve(binary, scope=args.scope, level=args.level,
                               interval=plots.posterior_interval(args.interval, [], "the pass@k curves"), prior=args.prior,
                               percent=not args.fraction, save=args.plot_pass_k)
@@ -311,7 +313,9 @@ def _html_report(args, ev, data, metric: str) -> None:
         else:
             notes += [s for s in said if s not in notes]
     curves = None
-    binary = {r.model if not several else f"{r.dataset}/{r.model}": r.counts() for r in data if _is_binary_run(r)}
+    binary, left = _binary_runs(data, several)
+    if binary and left:
+        notes.append(f"the pass@k curves draw 0/1 outcomes only: {', '.join(left)} (graded or scores) left out")
     if binary and min(int(c.n.min()) for c in binary.values()) >= 2:
         curves = plots.pass_at_k_curve(binary, scope=args.scope, level=args.level,
                                        interval=plots.posterior_interval(args.interval, notes, "the pass@k curves"),
@@ -319,6 +323,13 @@ def _html_report(args, ev, data, metric: str) -> None:
     ranking = rankings if several else list(rankings.values())
     _write_page(args, ev, ranking, args.paths, pass_at_k=curves, warnings=notes, percent=not args.fraction,
                 digits=args.digits)
+
+
+def _binary_runs(data, several: bool) -> tuple[dict, list]:
+    """The 0/1 runs' counts by label (``dataset/model`` with several datasets), and the labels of the others."""
+    label = lambda r: f"{r.dataset}/{r.model}" if several else r.model  # noqa: E731
+    return ({label(r): r.counts() for r in data if _is_binary_run(r)},
+            [label(r) for r in data if not _is_binary_run(r)])
 
 
 def _is_binary_run(run) -> bool:

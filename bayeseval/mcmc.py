@@ -568,24 +568,32 @@ def _az():
     return az
 
 
-def plot_trace(result, var_names=None, **kw):
-    """ArviZ trace plot of a result's InferenceData (or of an InferenceData)."""
-    return _az().plot_trace(_idata(result), var_names=var_names, **kw)
+def plot_trace(result, var_names=None, *, variant=None, **kw):
+    """ArviZ trace plot of a result's InferenceData (or of an InferenceData); ``variant`` picks one model of a
+    result that fitted several (:func:`hierarchical`: ``"beta-binomial"`` or ``"logit-normal"``)."""
+    return _az().plot_trace(_idata(result, variant), var_names=var_names, **kw)
 
 
-def plot_posterior(result, var_names=None, **kw):
-    """ArviZ posterior plot."""
-    return _az().plot_posterior(_idata(result), var_names=var_names, **kw)
+def plot_posterior(result, var_names=None, *, variant=None, **kw):
+    """ArviZ posterior plot (``variant`` as in :func:`plot_trace`)."""
+    return _az().plot_posterior(_idata(result, variant), var_names=var_names, **kw)
 
 
-def plot_forest(result, var_names=None, **kw):
-    """ArviZ forest plot (R-hat and ESS columns with ``r_hat=True, ess=True``)."""
-    return _az().plot_forest(_idata(result), var_names=var_names, **kw)
+def plot_forest(result, var_names=None, *, variant=None, **kw):
+    """ArviZ forest plot (R-hat and ESS columns with ``r_hat=True, ess=True``; ``variant`` as in
+    :func:`plot_trace`)."""
+    return _az().plot_forest(_idata(result, variant), var_names=var_names, **kw)
 
 
-def _idata(result):
+def _idata(result, variant=None):
+    """The InferenceData to plot: a result's, or, where the result fitted several models, the ``variant`` named
+    (a ValueError listing them when it is not given: the first was taken silently)."""
     idata = getattr(result, "idata", result)
     if isinstance(idata, dict):
-        idata = next(iter(idata.values()))
+        if variant not in idata:
+            raise ValueError(f"variant must name one of the fitted models {list(idata)}, got {variant!r}")
+        idata = idata[variant]
+    elif variant is not None:
+        raise ValueError(f"variant: this result fitted one model; variant={variant!r} does not apply")
     return idata
 

@@ -581,7 +581,11 @@ class Evaluation(Result):
         """A pandas DataFrame, one row per (model, metric), numeric columns."""
         import pandas as pd
 
-        return pd.DataFrame.from_records(self.to_records())
+        frame = pd.DataFrame.from_records(self.to_records())
+        for col in ("value", "miller_se"):  # None (k > n) as NaN: numeric even where no row has a value
+            if col in frame:
+                frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
+        return frame
 
     def _cells(self, what: str) -> tuple[list, list, list, dict]:
         """``(datasets, models, metrics, {(i, j, k): estimate})`` with text labels (None as ``"-"``); a cell given

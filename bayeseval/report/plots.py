@@ -39,7 +39,8 @@ from .._protocol import check_choice
 from ..posterior import METHODS
 from ..results import DEFAULT_INTERVAL, QUESTION_METHODS, WIDER_ENDS_ADVICE
 from ..scores import Scores
-from .tables import INTERVAL_WORDS, estimates_of, interval_words, widened_rows, grid, level_label, point_of, scale_of
+from .tables import (INTERVAL_WORDS, estimates_of, grid, interval_words, level_label, mixed_note, mixed_units, point_of,
+                     scale_of, widened_rows)
 
 __all__ = ["forest", "posterior_interval", "pass_at_k_curve", "rank_plot", "difference_density",
            "coverage_plot", "read_coverage_results", "strengths_plot", "COVERAGE_COLUMNS"]
@@ -83,8 +84,10 @@ def _save(fig, save: Any):
 
 
 def _text(s: Any) -> str:
-    """A label safe from matplotlib's mathtext (``$`` escaped)."""
-    return str(s).replace("$", r"\$")
+    """A label safe from matplotlib's mathtext (``$`` escaped) and shown in legends (matplotlib leaves out a label
+    that starts with ``_``: a zero-width space goes before it)."""
+    s = str(s).replace("$", r"\$")
+    return "\u200b" + s if s.startswith("_") else s
 
 
 def _bool(value: Any, name: str) -> bool:
@@ -182,8 +185,10 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
                              "or choose one metric with metric=")
         fig = axes[0].figure
     ypos = np.arange(len(g.rows))[::-1].astype(float)
+    mixed = mixed_units(g)
+    stood_in = False
     for a, m in zip(axes, metrics):
-        ys, pts, los, his, scales = [], [], [], [], set()
+        ys, pts, los, his, scales, hollow = [], [], [], [], set(), []
         for y, r in zip(ypos, g.rows):
             e = g.get(r, m)
             if e is None:
@@ -191,17 +196,34 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
             scale = scale_of(e, percent)
             scales.add(scale)
             ys.append(y)
-            pts.append(point_of(e, point)[0] * scale)
+            pt, fallback = point_of(e, point)
+            pts.append(pt * scale)
             los.append(e.lo * scale)
             his.append(e.hi * scale)
+            if fallback:
+                hollow.append((pt * scale, y))
         _stripes(a, len(g.rows))
         a.hlines(ys, los, his, color="C0", linewidth=2)
         a.plot(pts, ys, "o", color="C0", markersize=6, zorder=3)
+        if hollow:  # the posterior mean standing in for an undefined sample estimate: drawn hollow
+            stood_in = True
+            a.plot(*zip(*hollow), "o", color="C0", markerfacecolor="white", markersize=6, zorder=4)
         a.set_yticks(ypos, [_text(x) for x in labels])
         a.set_ylim(-0.6, len(g.rows) - 0.4)
         a.set_title(_text(m))
-        a.set_xlabel("estimate (%)" if scales == {100.0} else "estimate")
+        units = [d for d, metric in mixed if metric == m]
+        a.set_xlabel("estimate (mixed units: see the note)" if units else
+                     "estimate (%)" if scales == {100.0} else "estimate")
         a.grid(axis="x", alpha=0.3)
+    notes = [mixed_note(d, m, cells, best=False) for (d, m), cells in mixed.items()]
+    if stood_in:
+        notes.append("Hollow marker: the posterior mean, where the sample estimate is undefined (k > n for some "
+                     "question).")
+    if notes:
+        import textwrap
+
+        text = "\n".join(textwrap.fill(_text(n), 110) for n in notes)
+        fig.text(0.01, 0.0, text, fontsize="x-small", va="top", ha="left")
     return _save(fig, save)
 
 
@@ -223,7 +245,7 @@ def _stripes(ax, n: int) -> None:
 
 
 # ----------------------------------------------------------------------------- pass@k
-def _models_counts(counts_by_model: Any) -> dict:
+def _models_counts(counts_by_model: Any, missing: Any = None, ragged: bool = False) -> dict:
     from ..counts import Counts, to_counts
 
     if isinstance(counts_by_model, dict):
@@ -239,7 +261,8 @@ def _models_counts(counts_by_model: Any) -> dict:
         items = [("model", counts_by_model)]
     out = {}
     for name, R in items:
-        out[str(name)] = R if isinstance(R, (Counts, Scores)) else to_counts(R, name=f"counts_by_model[{name!r}]")
+        out[str(name)] = R if isinstance(R, (Counts, Scores)) else to_counts(R, missing=missing, ragged=ragged,
+                                                                             name=f"counts_by_model[{name!r}]")
     return out
 
 
@@ -311,7 +334,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     """
     from ..results import estimate
 
-    counts = _models_counts(counts_by_model)
+    counts = _models_counts(counts_by_model, estimate_kw.pop("missing", None), estimate_kw.pop("ragged", False))
     scored = [name for name, c in counts.items() if isinstance(c, Scores) or not c.is_binary]
     if scored:
         raise ValueError(f"pass@k curves need 0/1 outcomes; {', '.join(map(str, scored[:5]))} hold(s) scores or "
@@ -341,7 +364,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
         with warnings.catch_warnings(record=True) as caught:  # the curves' own interval is a posterior one: the
             warnings.simplefilter("always")  # warnings' advice to widen it (the table's default does) is left out
             ests = [estimate(c, "pass@k", k=k, scope=scope, level=level, interval=interval, prior=prior,
-                             **estimate_kw) for k in ks]
+                             **{"model": name, **estimate_kw}) for k in ks]
         for w in caught:
             warnings.warn(str(w.message).replace(WIDER_ENDS_ADVICE, ""), w.category, stacklevel=2)
         curves[name] = (np.array([point_of(e, point)[0] for e in ests]) * scale,
@@ -380,6 +403,12 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
                    color=colours[j], label=_text(name), zorder=3)
             a.fill_between(x, lo, hi, color=colours[j], alpha=0.25 if len(group) <= 3 else 0.12, linewidth=0,
                            zorder=2)
+        beyond = point == "value" and ks[-1] > n_min
+        if beyond:  # past the trials run the line is the posterior mean, resting on the population model
+            edge = n_min + 0.5 if not log else n_min * 1.05
+            a.axvline(edge, color="0.4", linestyle=":", linewidth=1, zorder=1)
+            a.annotate(f"k > {n_min}: posterior mean\n(population model)", (edge, 0), xytext=(4, 4),
+                       textcoords="offset points", fontsize="x-small", color="0.3")
         if log:
             a.set_xscale("log")
         integer_axis(a.xaxis, ks, log)

@@ -580,14 +580,17 @@ def _write(text: str, path: Any) -> str:
 
 # ----------------------------------------------------------------------------- Markdown
 def _md_escape(s: str) -> str:
-    """A cell of a Markdown table: backslash, pipe and asterisk escaped, line breaks as spaces (a break ends the
-    row), and ``<`` that would open an HTML tag as ``&lt;`` (``<0.001`` stays as it is).
+    """A cell of a Markdown table: backslash, pipe, asterisk, backtick, tilde and an underscore at the edge of a
+    word escaped, line breaks as spaces (a break ends the row), and ``<`` that would open an HTML tag as ``&lt;``
+    (``<0.001`` stays as it is).
 
-    >>> _md_escape("a|b*c\\nd <x> <0.001")
-    'a\\\\|b\\\\*c d &lt;x> <0.001'
+    >>> _md_escape("a|b*c\\nd <x> <0.001 _draft_")
+    'a\\\\|b\\\\*c d &lt;x> <0.001 \\\\_draft\\\\_'
     """
     s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s
-    s = s.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    for ch in "\\|*`~":  # the backslash first; `x` would be code, ~x~ struck out
+        s = s.replace(ch, "\\" + ch)
+    s = re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", s)  # _draft_ is italic; gpt_4 (within a word) is not
     return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", s) if "<" in s else s
 
 
@@ -630,8 +633,8 @@ def to_markdown(ev: Any, *, metrics: Any = None, models: Any = None, digits: int
             cells.append(c)
         lines.append("| " + " | ".join(cells) + " |")
     text = "\n".join(lines)
-    if note:
-        text += "\n\n" + "\n".join(t.notes)
+    if note:  # escaped as the cells are: a note names models too
+        text += "\n\n" + "\n".join(_md_escape(n) for n in t.notes)
     return _write(text, path)
 
 
@@ -670,10 +673,15 @@ def tex_escape(s: str) -> str:
 
 
 def _tex_num(s: str) -> str:
-    """Signs of a number cell in math mode (``-1.0 -> $-$1.0``, ``+1.0 -> $+$1.0``), brackets kept as text."""
+    """Signs of a number cell in math mode (``-1.0 -> $-$1.0``, ``+1.0 -> $+$1.0``, and the ``<`` / ``>`` of a
+    value shown near a bound, ``<0.00001``: OT1 text sets them as inverted marks), brackets kept as text.
+
+    >>> _tex_num("[-1.0, <0.00001]")
+    '[$-$1.0, $<$0.00001]'
+    """
     out = []
     for i, ch in enumerate(s):
-        if ch in "+-" and (i == 0 or s[i - 1] in " [("):
+        if ch in "+-<>" and (i == 0 or s[i - 1] in " [("):
             out.append(f"${ch}$")
         else:
             out.append(ch)
@@ -831,7 +839,8 @@ def to_csv(ev: Any, *, metrics: Any = None, models: Any = None, comparisons: Any
            adjust: str = "holm", test: str = "permutation", path: Any = None) -> str:
     """CSV with one record per (dataset, model, metric) and the columns :data:`CSV_FIELDS`.
 
-    Every field of :meth:`Estimate.to_dict <bayeseval.Estimate.to_dict>`; floats are written
+    Every field of :meth:`Estimate.to_dict <bayeseval.Estimate.to_dict>` but its warnings (free text, in the
+    JSON output and on stderr); floats are written
     with ``repr`` (shortest round-trip digits), so ``pandas.read_csv`` gives the same numbers;
     missing values (no dataset, undefined value) are empty; a ragged ``N`` is ``[min, max]``.
     With ``comparisons``/``baseline`` the columns :data:`DELTA_FIELDS` follow (see :func:`records`).

@@ -1,0 +1,130 @@
+"""Findings of a review of the plots and table exports, each with the case that showed it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayeseval as be
+from bayeseval import cli
+from bayeseval.io import from_long
+
+plots = pytest.importorskip("bayeseval.report.plots")
+pytest.importorskip("matplotlib").use("Agg")
+
+from bayeseval.report import tables  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
+def _mixed() -> "be.io.OutcomeSet":
+    rng = np.random.default_rng(0)
+    rows = [{"model": "binary", "question": q, "trial": t, "score": int(rng.random() < 0.5)}
+            for q in range(30) for t in range(3)]
+    rows += [{"model": "graded", "question": q, "trial": t, "score": int(rng.integers(0, 3))}
+             for q in range(30) for t in range(3)]
+    return from_long(pd.DataFrame(rows))
+
+
+def test_a_forest_of_mixed_units_says_so():
+    """A 0/1 model's rate in percent (55.6) and a graded model's mean grade (1.12) shared one axis labelled
+    'estimate', with no note; the tables said 'mixes units'."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = plots.forest(be.evaluate(_mixed(), ["avg"]), percent=True)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "estimate (mixed units: see the note)"
+    text = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+    assert "avg mixes units (binary: a rate in [0, 1]; graded: on [0, 2])" in text
+
+
+def test_a_posterior_mean_standing_in_is_drawn_hollow():
+    """pass@8 from 4 trials has no sample estimate: the forest drew its posterior mean like an estimate."""
+    R = (np.random.default_rng(1).random((20, 4)) < 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate({"a": R, "b": 1 - R}, ["pass@8", "avg"])
+    fig = plots.forest(ev)
+    stood, plain = fig.axes
+    assert len(stood.lines) == 2 and stood.lines[1].get_markerfacecolor() == "white"
+    np.testing.assert_allclose(sorted(stood.lines[1].get_xdata()), sorted(e.mean for e in ev.sel(metric="pass@8")))
+    assert len(plain.lines) == 1
+    assert any("Hollow marker: the posterior mean" in t.get_text() for t in fig.texts)
+
+
+def test_pass_at_k_curves_name_the_model_take_missing_and_mark_the_extrapolation():
+    """Their warnings did not say which model; missing=np.nan failed with advice to pass missing=np.nan; a model
+    named '_base' had no legend entry; past the trials the line became the posterior mean without a mark."""
+    rng = np.random.default_rng(0)
+    R = {"_base": (rng.random((30, 4)) < 0.5).astype(float), "new": (rng.random((30, 4)) < 0.55).astype(float)}
+    R["new"][0, 0] = np.nan
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = plots.pass_at_k_curve(R, ks=[1, 2, 4, 8], missing=np.nan)
+    said = [str(w.message) for w in caught if issubclass(w.category, be.ModelCheckWarning)]
+    assert said and all(s.startswith(("_base: ", "new: ")) for s in said)
+    ax = fig.axes[0]
+    assert [t.get_text().lstrip("\u200b") for t in ax.get_legend().get_texts()] == ["_base", "new"]
+    assert any(t.get_text().startswith("k > 3: posterior mean") for t in ax.texts)  # "new" has 3 trials on q0
+
+
+def test_the_pass_at_k_plot_says_which_runs_it_leaves_out(tmp_path):
+    """report --plot-pass-k drew the 0/1 runs and left a graded one out without a word."""
+    path = tmp_path / "mixed.csv"
+    _mixed().to_frame().to_csv(path, index=False)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = cli.main(["report", str(path), "--plot-pass-k", str(tmp_path / "k.png")])
+    assert code == 0 and (tmp_path / "k.png").exists()
+    assert "--plot-pass-k draws 0/1 outcomes only: graded (graded or scores) left out of it" in err.getvalue()
+
+
+def test_table_cells_escape_what_their_format_would_read():
+    """LaTeX set '<0.00001' (a value shown near a bound) in text mode, where OT1 prints an inverted mark; Markdown
+    left _draft_ (italic), `x` and ~ unescaped, and its notes raw."""
+    assert tables._tex_num("[<0.00001, >99.99999]") == "[$<$0.00001, $>$99.99999]"
+    assert tables._tex_num("$<$0.001") == "$<$0.001"
+    assert tables._md_escape("_draft_ gpt_4 `x` a~b") == r"\_draft\_ gpt_4 \`x\` a\~b"
+    R = np.array([[1, 0], [1, 1], [0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate({"_draft_": R, "b": 1 - R}, ["pass@4"])
+    md = tables.to_markdown(ev)
+    assert "| \\_draft\\_ |" in md
+    assert md.split("\n\n", 1)[1].endswith("\\* posterior mean: the sample estimate is undefined (k > n for some "
+                                          "question).")  # the note escaped as the cells: '*' is the cells' mark
+
+
+def test_a_frame_of_undefined_values_is_numeric():
+    """to_frame gave value and miller_se as object columns of None when no row had a value (k > n)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = be.evaluate({"a": np.array([[1, 0], [1, 1]])}, ["pass@4"]).to_frame()
+    assert frame["value"].dtype == np.float64 and frame["miller_se"].dtype == np.float64
+    assert frame["value"].isna().all()
+
+
+def test_mcmc_plots_of_a_result_with_several_models_ask_which():
+    """mcmc.plot_trace / plot_posterior / plot_forest of hierarchical() plotted its first model (beta-binomial)
+    silently; variant= picks one, and leaving it out lists them."""
+    from bayeseval import mcmc
+
+    fit = type("Fit", (), {"idata": {"beta-binomial": "bb", "logit-normal": "ln"}})()
+    assert mcmc._idata(fit, "logit-normal") == "ln"
+    with pytest.raises(ValueError, match=r"variant must name one of the fitted models \['beta-binomial', "
+                                         r"'logit-normal'\], got None"):
+        mcmc._idata(fit)
+    with pytest.raises(ValueError, match="this result fitted one model"):
+        mcmc._idata(type("Fit", (), {"idata": "one"})(), "logit-normal")
