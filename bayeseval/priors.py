@@ -41,6 +41,7 @@ counts).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +126,30 @@ def _cells(lo: float, hi: float, n: int) -> tuple[np.ndarray, float]:
     return lo + (np.arange(n) + 0.5) * h, h
 
 
+TAIL_MASS = 1e-12  # posterior mass a refined hierarchical grid may leave out on each side of each axis
+
+
+def _mass_window(values: np.ndarray, w: np.ndarray, half: float, box: tuple) -> tuple[float, float]:
+    """The span of the grid cells (centres ``values``, half-width ``half``) between which all but ``TAIL_MASS``
+    of the marginal mass ``w`` lies on each side, within ``box``."""
+    centres, inv = np.unique(values, return_inverse=True)
+    cum = np.cumsum(np.bincount(inv.ravel(), weights=w))
+    i = int(np.searchsorted(cum, TAIL_MASS * cum[-1]))
+    j = int(min(np.searchsorted(cum, (1.0 - TAIL_MASS) * cum[-1]), centres.size - 1))
+    return max(box[0], centres[i] - half), min(box[1], centres[j] + half)
+
+
+FINE_STEP = 0.1  # widest cell of a refined hierarchical grid (logit mu, log kappa): a broad posterior (few
+# questions: log kappa spread over 10 units) takes more cells, so cell midpoints and draws jittered within cells agree
+FINE_MAX = 400  # cells per axis at most
+
+
+def _fine(window: tuple[float, float], n: int) -> tuple[float, float, int]:
+    """``(lo, hi, cells)`` for a refined axis: at least ``n`` cells, and cells at most FINE_STEP wide."""
+    lo, hi = window
+    return lo, hi, int(min(FINE_MAX, max(n, math.ceil((hi - lo) / FINE_STEP))))
+
+
 def _grid(lm: np.ndarray, lk: np.ndarray):
     LM, LK = np.meshgrid(lm, lk, indexing="ij")
     mu = expit(LM.ravel())
@@ -196,16 +221,17 @@ class HierarchicalBeta:
         lp = _log_posterior(a, b, mu, n, s, freq)
         w = np.exp(lp - lp.max())
         w /= w.sum()
-        # refine: a finer grid over mean +- 7 sd of the mass, until the grid resolves the posterior
-        # (sd at least 3 grid steps in both directions; a few rounds suffice even for M = 1e6)
+        # refine: a finer grid over the cells that hold the mass (all but TAIL_MASS of it on each side, per
+        # axis), until the grid resolves the posterior (sd at least 3 grid steps in both directions; a few rounds
+        # suffice even for M = 1e6).  A window of mean +- 7 sd of the last grid's (already cut) posterior shrank
+        # round by round and cut a flat tail of log kappa: sd 4% too small (20 questions x 5, pass@5)
         steps = (hm, hk)
         for _ in range(8):
             mx, my = w @ LM, w @ LK
             sx = np.sqrt(max(w @ (LM - mx) ** 2, 0.0))
             sy = np.sqrt(max(w @ (LK - my) ** 2, 0.0))
-            hx, hy = 7 * max(sx, steps[0]), 7 * max(sy, steps[1])
-            lm2, hm = _cells(max(LOGIT_MU[0], mx - hx), min(LOGIT_MU[1], mx + hx), fine[0])
-            lk2, hk = _cells(max(LOG_KAPPA[0], my - hy), min(LOG_KAPPA[1], my + hy), fine[1])
+            lm2, hm = _cells(*_fine(_mass_window(LM, w, steps[0] / 2, LOGIT_MU), fine[0]))
+            lk2, hk = _cells(*_fine(_mass_window(LK, w, steps[1] / 2, LOG_KAPPA), fine[1]))
             LM, LK, a, b, mu = _grid(lm2, lk2)
             lp = _log_posterior(a, b, mu, n, s, freq)
             w = np.exp(lp - lp.max())
@@ -469,11 +495,10 @@ class HierarchicalDirichlet:
 
         ls, step = _cells(*LOG_S, coarse)
         s, m, w = evaluate(ls, np.broadcast_to(start, (coarse, lik.K)))
-        for _ in range(8):  # refine over mean +- 7 sd of the mass until the grid resolves it
+        for _ in range(8):  # refine over the cells that hold the mass until the grid resolves it (as HierarchicalBeta)
             my = w @ ls
             sy = np.sqrt(max(w @ (ls - my) ** 2, 0.0))
-            hy = 7 * max(sy, step)
-            ls2, step2 = _cells(max(LOG_S[0], my - hy), min(LOG_S[1], my + hy), fine)
+            ls2, step2 = _cells(*_fine(_mass_window(ls, w, step / 2, LOG_S), fine))
             near = np.abs(ls2[:, None] - ls[None, :]).argmin(axis=1)
             s, m, w = evaluate(ls2, m[near])
             resolved = sy >= 3 * step

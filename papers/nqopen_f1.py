@@ -56,7 +56,9 @@ def main() -> None:
     print(text_table(["model", "questions", "EM", "token F1", "F1 95% interval", "release EM/F1"], rows))
     a, b = "EMDR2", "R2D2"
     print(f"\n{a} vs {b} on the same 3,610 questions")
+    print("token F1 (scores in [0, 1]; 'avg' is the mean score):")
     print(be.compare(f1[a].to_numpy()[:, None], f1[b].to_numpy()[:, None], names=(a, b))._headline())
+    print("exact match (0/1):")
     print(be.compare(em[a].to_numpy()[:, None].astype(int), em[b].to_numpy()[:, None].astype(int),
                      names=(a, b))._headline())
 

@@ -266,6 +266,7 @@ def test_nqopen_em_and_token_f1_match_the_release(capsys):
     mod["main"]()
     out = capsys.readouterr().out
     assert "EMDR2 vs R2D2" in out and "no clear difference" in out
+    assert out.index("token F1 (scores in [0, 1]") < out.index("exact match (0/1):")  # each headline labelled
 
 
 def test_summeval_expert_means_match(capsys):

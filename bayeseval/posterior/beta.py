@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import betaincinv
+from scipy.special import betaincinv, ndtri
 
 from ..counts import Counts
 from ..metrics.engine import batch_moments, bernstein_eval
@@ -60,6 +60,11 @@ class IndependentBeta(_BinaryPosterior):
             a = self.prior.alpha0 + self.s_u
             b = self.prior.beta0 + (self.n_u - self.s_u)
             p = betaincinv(a[:, None], b[:, None], t[None, :])
+            lost = np.isnan(p).any(axis=1)  # a prior of ~1e154 pseudo-trials: the quantiles leave double precision;
+            if lost.any():  # the Beta is a narrow normal there, and the atoms are rescaled to its moments below
+                A, Bv = a[lost, None], b[lost, None]
+                sd = np.sqrt(A * Bv / ((A + Bv) ** 2 * (A + Bv + 1.0)))
+                p[lost] = np.clip(A / (A + Bv) + sd * ndtri(t)[None, :], 0.0, 1.0)
             comps = []
             for j in range(self.C.shape[1]):
                 x = bernstein_eval(self.C[:, j], p)

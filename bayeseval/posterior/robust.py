@@ -7,7 +7,8 @@ and uses a pool model only for what they cannot say:
 
 * **Centre** -- where every question has at least ``k`` trials, both scopes are centred at the unbiased
   estimate ``ghat = (1/M) sum_i ghat_i`` (``E[ghat_i | p_i] = g(p_i)``): no shrinkage, so no bias from a
-  misfitting pool.
+  misfitting pool (the population scope's posterior mean is ``(M ghat + E[g(q)]) / (M + 1)``, its one uniform
+  pseudo-question included: within ``1 / (M + 1)`` of it).
 * **Benchmark scope** (these M questions): ``theta_B = ghat - e``, ``e = (1/M) sum_i e_i`` the estimator's
   error, ``e_i = ghat_i - g(p_i)``. Its law per question is the posterior predictive: ``p* ~ p_i | s_i``, ``s*
   ~ Bin(n_i, p*)``, ``e_i = ghat(s*) - g(p*)``; the interval uses its variance, not its skew (see *Shape*
@@ -86,6 +87,8 @@ MINORANT_DEGREES = 8  # at most this many linear programs (square_minorant) per 
 MINORANT_BOX = 2.0  # square_minorant's coefficients within +-this times the largest g^2
 MINORANT_NOISE = 4.0  # a minorant whose per-question term has a pool-predictive sd above this many times its mean
 # is not used (maj@15 from 20 trials: about 13; pass^3 or pass@3 from 4 trials: about 2)
+MINORANT_MAX_DEGREE = 100  # no minorant above this many trials: its linear program took minutes (pass@2000 from
+# 2000 trials: 400 s) for a sum that MINORANT_NOISE discards at high degrees anyway; those questions keep the model's
 SHARP = 100.0  # components at least this concentrated (kappa = a + b) are clusters whose location is learnt
 
 
@@ -142,12 +145,14 @@ class RobustPosterior(_BinaryPosterior):
         for component ``j``.  A sharp component near 0 or 1 then carries the uncertainty of where that
         cluster sits (0 successes in 48 pooled trials: anywhere up to about 0.06), which the fitted
         component, a point on the grid, does not; with thousands of pooled trials it is as sharp."""
-        r = self.resp.mean(axis=0) * self.freq[:, None]  # (U, J)
-        S = r.T @ self.s_u.astype(np.float64)
-        F = r.T @ (self.n_u - self.s_u).astype(np.float64)
-        a, b = self.mix.a, self.mix.b
-        sharp = a + b >= SHARP  # near point masses: one location shared by the members; wide ones keep their spread
-        return np.where(sharp, 1.0 + S, a), np.where(sharp, 1.0 + F, b)
+        if getattr(self, "_loc", None) is None:  # computed once: the draws ask for it per count state
+            r = self.resp.mean(axis=0) * self.freq[:, None]  # (U, J)
+            S = r.T @ self.s_u.astype(np.float64)
+            F = r.T @ (self.n_u - self.s_u).astype(np.float64)
+            a, b = self.mix.a, self.mix.b
+            sharp = a + b >= SHARP  # near point masses: one location shared by the members; wide ones keep theirs
+            self._loc = np.where(sharp, 1.0 + S, a), np.where(sharp, 1.0 + F, b)
+        return self._loc
 
     def _extrap(self):
         """k > n: per refit and state, the posterior moments of ``g(p)`` under the fitted mixture, or under the
@@ -290,7 +295,8 @@ class RobustPosterior(_BinaryPosterior):
         15-30 questions (with one question it can fall below the variance).  At high degrees the minorant's
         coefficients oscillate and the sum is mostly noise: a minorant whose per-question term has a
         pool-predictive sd above ``MINORANT_NOISE`` (4) times its mean is not used (maj@15 from 20 trials: about
-        13).  The bound of the questions with ``n`` trials is capped at their number times the largest
+        13), and above ``MINORANT_MAX_DEGREE`` (100) trials none is formed.  The bound of the questions
+        with ``n`` trials is capped at their number times the largest
         ``Var(ghat | p)`` over p.  That is the diagonal; off-diagonal terms there, questions where the minorant
         is not used, and questions with one trial (:meth:`_one_trial`) keep the model's.  None where every
         question has one trial.
@@ -323,6 +329,7 @@ class RobustPosterior(_BinaryPosterior):
                 for b in range(a, m):
                     gg = score_table(product_coefficients(self.C[:, a], self.C[:, b])[:, None], n)[s, 0]
                     free[a, b] = free[b, a] = free[a, b] + self.freq[rows] @ (x[rows, a] * x[rows, b] - gg)
+        short &= self.n_u <= MINORANT_MAX_DEGREE  # above it: the model's term (see MINORANT_MAX_DEGREE)
         if short.any():  # the upper bound through a minorant of g^2, one degree per group of trial counts
             ns = np.unique(self.n_u[short])
             degrees = ns if ns.size <= MINORANT_DEGREES else \
@@ -418,11 +425,11 @@ class RobustPosterior(_BinaryPosterior):
         M, m = self.M, self.C.shape[1]
         mean_x, var_x, cov_x, flag = self._extrap()
         total = np.zeros((n, m))
+        for cols in self._small_states(n):  # every question of the small states in batches, not one state a call
+            p = self._draw_p(rng, g, cols, flag[cols])
+            total += np.stack([bernstein_eval(self.C[:, j], p).sum(axis=1) for j in range(m)], axis=-1)
         for u, f in enumerate(self.freq.astype(np.int64).tolist()):
-            if f <= EXACT_GROUP:
-                p = self._draw_p(rng, g, np.full(f, u), self._located() if flag[u] else None)
-                total += np.stack([bernstein_eval(self.C[:, j], p).sum(axis=1) for j in range(m)], axis=-1)
-            else:
+            if f > EXACT_GROUP:
                 mu, v = mean_x[g, u], var_x[g, u]
                 z = rng.standard_normal((n, m))
                 if m == 2:
@@ -438,7 +445,6 @@ class RobustPosterior(_BinaryPosterior):
         ``e_i = ghat(s*) - g(p*)``.  States with more than EXACT_GROUP questions use the normal limit."""
         M, m, n = self.M, self.C.shape[1], g.size
         err = np.zeros((n, m))
-        tables = {}
         big, located = self._error_moments()
         one = self.n_u == 1
         if one.any():  # one trial per question: the conservative common-p bound (_one_trial), drawn exactly
@@ -446,18 +452,15 @@ class RobustPosterior(_BinaryPosterior):
             M1 = int(self.freq[one].sum())
             pbar = rng.beta(al, be, n)
             err += np.outer(rng.binomial(M1, pbar) - M1 * pbar, c)
-        for u, f in enumerate(self.freq.astype(np.int64).tolist()):
-            nu = int(self.n_u[u])
-            if nu == 1:
-                continue
-            if f <= EXACT_GROUP:
-                if nu not in tables:
-                    tables[nu] = self._score_table(nu)
-                p = self._draw_p(rng, g, np.full(f, u), self._located() if located[u] else None)  # (n, f)
+        for nu in np.unique(self.n_u[~one]).tolist():  # the small states of each trial count, in batches
+            table = self._score_table(nu)
+            for cols in self._small_states(n, self.n_u == nu):
+                p = self._draw_p(rng, g, cols, located[cols])  # (n, questions)
                 t = rng.binomial(nu, p)
                 for j in range(m):
-                    err[:, j] += (tables[nu][t, j] - bernstein_eval(self.C[:, j], p)).sum(axis=1)
-            else:
+                    err[:, j] += (table[t, j] - bernstein_eval(self.C[:, j], p)).sum(axis=1)
+        for u, f in enumerate(self.freq.astype(np.int64).tolist()):
+            if self.n_u[u] > 1 and f > EXACT_GROUP:
                 err += math.sqrt(f) * _mvnormal(rng, n, big[u])
         # the pool-free variance where it exceeds the model's (as in _benchmark_error), as independent noise
         excess = self._pool_free_excess(np.einsum("u,uab->ab", self.freq, big))
@@ -466,10 +469,11 @@ class RobustPosterior(_BinaryPosterior):
         lo, hi = self.range
         return np.clip(self._combine(mean[None, :] - err / M), lo, hi)
 
-    def _draw_p(self, rng: np.random.Generator, g: np.ndarray, states: np.ndarray, ab=None) -> np.ndarray:
+    def _draw_p(self, rng: np.random.Generator, g: np.ndarray, states: np.ndarray, located=None) -> np.ndarray:
         """``(len(g), len(states))`` draws of ``p`` for questions in ``states`` under refit ``g`` of each draw:
-        a mixture component by its posterior weight, then that component's Beta posterior (components'
-        Beta parameters ``ab`` if given, else the fitted ones)."""
+        a mixture component by its posterior weight, then that component's Beta posterior (the located
+        components' parameters, :meth:`_located`, in the columns where ``located`` (one flag per column) is set,
+        else the fitted ones)."""
         G, U, J = self.resp.shape
         if self._cdf is None:  # every (refit, state) row's cumulative weights, offset by the row's index
             cum = np.cumsum(self.resp, axis=-1)
@@ -480,8 +484,22 @@ class RobustPosterior(_BinaryPosterior):
         j = np.minimum(j, J - 1)
         s = self.s_u[states][None, :]
         nf = (self.n_u - self.s_u)[states][None, :]
-        a, b = (self.mix.a, self.mix.b) if ab is None else ab
-        return rng.beta(a[j] + s, b[j] + nf)
+        a, b = self.mix.a[j], self.mix.b[j]
+        if located is not None and np.any(located):
+            la, lb = self._located()
+            a, b = np.where(located[None, :], la[j], a), np.where(located[None, :], lb[j], b)
+        return rng.beta(a + s, b + nf)
+
+    def _small_states(self, n: int, pick=None):
+        """The count states of at most EXACT_GROUP questions (summed exactly in the draws), one column per
+        question, in batches of about 4 million draws: ``(states, columns)`` pairs, ``pick`` (a mask over the
+        states) choosing which states take part."""
+        f = self.freq.astype(np.int64)
+        keep = f <= EXACT_GROUP if pick is None else (f <= EXACT_GROUP) & pick
+        states = np.flatnonzero(keep)
+        cols = np.repeat(states, f[states])
+        step = max(1, 4_000_000 // max(n, 1))
+        return [cols[i:i + step] for i in range(0, cols.size, step)]
 
     pool_name = "mixture of binomials"
     pool_advice = ("no mixture of binomials fits these counts, so the trials of a question are not exchangeable "

@@ -59,7 +59,7 @@ import numpy as np
 
 from .. import validate as V
 from .._protocol import Result
-from .._text import text_table
+from .._text import near_bound, text_table
 from .confseq import BettingCS
 
 __all__ = ["StopRule", "parse_until", "Sequential", "SequentialCompare", "Status"]
@@ -404,8 +404,9 @@ class Sequential:
         if decision == "equivalent":
             return (f"stopped {where}: practically equivalent, the {level} sequence [{lo:.4f}, {hi:.4f}] lies inside "
                     f"[{self.rule.rope[0]:g}, {self.rule.rope[1]:g}]")
+        ends = ", ".join(near_bound(x, 4, self.null, self.null) for x in (lo, hi))  # 1e-6 is not shown as 0.0000
         return (f"stopped {where}: {self._decision_text(decision)} -- {self.null:g} left the {level} sequence, now "
-                f"inside ({lo:.4f}, {hi:.4f})")
+                f"inside ({ends})")
 
     def _decision_text(self, decision: str) -> str:
         return f"{self.names[0]} is {decision} {self.null:g}"
