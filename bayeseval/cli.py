@@ -950,8 +950,10 @@ def cmd_demo(args) -> int:
         warnings.simplefilter("always")
         data, rows = _demo_rows(path, args.level)
         comparisons = _demo_comparisons(data, args.level)
-    for w in caught:  # the few-questions warnings are said once, on stdout, beside the table (below)
-        if FEW_CARRYING_WORDS not in str(w.message):
+    widened = [(m, name) for m, name, _, _, pop, _ in rows if pop.interval == "exact+betting"]
+    said = tuple(f"{m}: {name}: " for m, name in widened)
+    for w in caught:  # the few-questions warnings of the widened rows are said once, on stdout beside the table
+        if not (FEW_CARRYING_WORDS in str(w.message) and str(w.message).startswith(said)):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if args.format == "json":
         print(json.dumps({
@@ -966,12 +968,12 @@ def cmd_demo(args) -> int:
     print(f"{data.dataset}\nsource: {data.source}\nlicence: {data.license}\n")
     print("All numbers in %. estimate = the finite-sample value (what papers report); the intervals are")
     print(f"{shown} exact posterior intervals (default robust model) in two scopes: population = a new task from")
-    print("the same pool, benchmark = these 100 tasks held fixed (only sampling noise).")
-    widened = [f"{m} {name}" for m, name, _, _, pop, _ in rows if pop.interval == "exact+betting"]
+    print(f"the same pool, benchmark = these {rows[0][4].M} tasks held fixed (only sampling noise).")
     if widened:
         import textwrap
 
-        print(textwrap.fill(f"Few tasks carry {', '.join(widened)} (their values sit near 0 or 1 because of a "
+        rows_said = ", ".join(f"{m} {name}" for m, name in widened)
+        print(textwrap.fill(f"Few tasks carry {rows_said} (their values sit near 0 or 1 because of a "
                             "handful of tasks): the population interval's far end there is a betting confidence "
                             "bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
     print()

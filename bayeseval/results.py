@@ -587,15 +587,17 @@ class Evaluation(Result):
                 frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
         return frame
 
-    def _cells(self, what: str) -> tuple[list, list, list, dict]:
-        """``(datasets, models, metrics, {(i, j, k): estimate})`` with text labels (None as ``"-"``); a cell given
-        twice (two scopes or levels of one estimate, or models None and ``"-"``) is an error, as in the tables."""
-        label = lambda x: "-" if x is None else str(x)  # noqa: E731
-        ds_, ms, ks = ([label(x) for x in v] for v in (self.datasets, self.models, self.metrics))
-        ds_, ms = list(dict.fromkeys(ds_)), list(dict.fromkeys(ms))
+    def _cells(self, what: str, unnamed: str = "-") -> tuple[list, list, list, dict]:
+        """``(datasets, models, metrics, {(i, j, k): estimate})`` with text labels (None as ``unnamed``); a cell
+        given twice (two scopes or levels of one estimate, or an unnamed model beside one named so) is an error,
+        as in the tables."""
+        label = lambda x, none="-": none if x is None else str(x)  # noqa: E731
+        ds_ = list(dict.fromkeys(label(x) for x in self.datasets))
+        ms = list(dict.fromkeys(label(x, unnamed) for x in self.models))
+        ks = list(self.metrics)
         cells: dict = {}
         for e in self.estimates:
-            key = (ds_.index(label(e.dataset)), ms.index(label(e.model)), ks.index(e.metric))
+            key = (ds_.index(label(e.dataset)), ms.index(label(e.model, unnamed)), ks.index(e.metric))
             if key in cells:
                 raise ValueError(f"{what}: dataset {ds_[key[0]]!r}, model {ms[key[1]]!r}, metric {e.metric!r} "
                                  "appears twice (another scope, level or an unnamed model?); export one of them")
@@ -675,7 +677,7 @@ class Evaluation(Result):
             raise ImportError("to_inference_data needs ArviZ: pip install 'bayeseval[notebook]'") from exc
         n = V.integer(n, "n", minimum=1)
         seed = None if seed is None else V.integer(seed, "seed", minimum=0)
-        ds_, ms, ks, cells = self._cells("to_inference_data")
+        ds_, ms, ks, cells = self._cells("to_inference_data", unnamed="model")  # az.summary rows read avg[model]
         several = len(ds_) > 1
         shape = (1, n, len(ds_), len(ms)) if several else (1, n, len(ms))
         posterior = {m: np.full(shape, np.nan) for m in ks}

@@ -109,6 +109,7 @@ def test_pairs_are_named_once():
     with pytest.raises(ValueError, match="pairs: each pair must name two different models .* got 'ab'"):
         be.compare_all(models, pairs=["ab"])
     assert len(be.compare_all(models, pairs=[("a", "b"), ("b", "c")]).pairs) == 2
+    assert len(be.compare_all(models, pairs=(p for p in [("a", "b"), ("b", "c")])).pairs) == 2  # a generator
 
 
 def test_graded_outcomes_in_a_ranking_name_the_model_and_the_way():

@@ -67,3 +67,23 @@ def test_a_prior_beyond_double_precision_gives_finite_intervals(prior, scope):
         e = be.estimate(R, metric, prior=prior, scope=scope)
         assert np.isfinite([e.lo, e.hi]).all() and e.lo <= e.mean <= e.hi
         assert e.mean == pytest.approx(g, abs=1e-12) and e.hi - e.lo < 1e-12
+
+
+@pytest.mark.parametrize("z", [0.5, 1.5, 2.5])
+def test_the_refined_hierarchical_grid_keeps_a_narrow_posterior_near_a_cell_edge(z):
+    """One trial per question: the pool mean's posterior is exactly Beta(1 + S, 1 + F) (uniform mu; kappa does not
+    enter).  With M = 50,000 its sd is far below a coarse cell, and with its mode near a cell's edge the next cell's
+    midpoint weight underflowed, so the refined window stopped at the edge: sd 12% short (1.5 sd from the edge).
+    The window keeps one cell more on each side."""
+    from scipy.special import expit
+    from scipy.stats import beta
+
+    M, edge = 50_000, -1.11340206  # a coarse-cell edge of logit mu
+    sd = 1 / np.sqrt(M * expit(edge) * (1 - expit(edge)))
+    S = int(round(M * expit(edge - z * sd)))
+    table = np.zeros((M, 2), dtype=np.int64)
+    table[:S, 1], table[S:, 0] = 1, 1
+    e = be.estimate(be.Counts(table), "avg", prior="hierarchical", scope="population", interval="normal")
+    exact = beta(1 + S, 1 + M - S)
+    assert e.mean == pytest.approx(exact.mean(), abs=0.02 * exact.std())
+    assert e.sd == pytest.approx(exact.std(), rel=0.02)

@@ -533,6 +533,17 @@ def test_shards_counted_one_by_one_give_the_one_query(tmp_path):
         assert (w1 is None and w2 is None) or w1.tolist() == w2.tolist()
     assert be.load(tmp_path / "partial", progress=list).weights("m").tolist() == [0.0, 0.5, 1.0]
     assert be.load(tmp_path / "grades", progress=list).weights("m").tolist() == [0.0, 1.0, 2.0]
+    # a shard whose values alone say nothing of their scale (every score 0.5), read with the others: one query
+    shard(tmp_path / "half", "a.parquet", [0, 1, 0.5, 1], range(4))
+    shard(tmp_path / "half", "b.parquet", [0.5, 0.5], range(4, 6))
+    assert be.load(tmp_path / "half", progress=list).weights("m").tolist() == [0.0, 0.5, 1.0]
+    # with an empty shard of another schema beside them: the one query leaves it out, as the shard loop does
+    pq.write_table(pa.table({"model": pa.array([], pa.string()), "question": pa.array([], pa.int32()),
+                             "trial": pa.array([], pa.int32()), "score": pa.array([], pa.string())}),
+                   tmp_path / "half" / "c.parquet")
+    both = [str(tmp_path / "half" / f) for f in ("a.parquet", "b.parquet")]
+    np.testing.assert_array_equal(be.load(tmp_path / "half", progress=list).counts("m").table,
+                                  count_table(both).counts("m").table)  # one query over the shards with scores
     shard(tmp_path / "none", "a.parquet", [], range(3))
     shard(tmp_path / "none", "b.parquet", [], range(3))
     with pytest.raises(ValueError, match="no scores .* in any of its 2 files"):

@@ -162,6 +162,7 @@ def _pair_list(pairs: Any, names: list, ranked: list) -> tuple[list[tuple[int, i
             return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))], "all"
         return [(index[a], index[b]) for a, b in zip(ranked, ranked[1:])], "adjacent"
     try:
+        pairs = list(pairs)  # a generator is read once
         asked = [tuple(p) for p in pairs]
     except TypeError:
         raise V.InputTypeError(f"pairs must be 'adjacent', 'all' or a list of (model, model) pairs, "

@@ -28,8 +28,8 @@ import numpy as np
 from .._json import loads, too_deep
 from .._protocol import user_stacklevel
 
-__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "finite_float",
-           "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
+__all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "OneValue",
+           "finite_float", "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
            "no_duplicate_keys", "stacklevel"]
 
 # C0 and C1 control characters (NUL, escape, newline, DEL, ...): never part of a model, dataset or question label
@@ -347,12 +347,17 @@ def score_kind(levels: np.ndarray, where: str = "scores", *, continuous: bool = 
     if continuous and levels.size > 1001 and levels[-1] <= 1:  # as many levels as the categories allow
         return "scores", None
     if levels.size == 1:
-        raise ValueError(f"{where}: every score is {levels[0]:g}: one value that is neither 0 nor 1 says nothing "
-                         "of its scale; give the scores' range (score_range=(lo, hi), CLI --scores LO,HI)")
+        raise OneValue(f"{where}: every score is {levels[0]:g}: one value that is neither 0 nor 1 says nothing "
+                       "of its scale; give the scores' range (score_range=(lo, hi), CLI --scores LO,HI)")
     if levels.size > 1001:
         raise ValueError(f"{where}: {levels.size} distinct non-integer scores; a continuous score is not a set of "
                          "categories: bin it into at most 1001 levels (e.g. round it) first")
     return "partial", levels
+
+
+class OneValue(ValueError):
+    """Every score of a run is one value that is neither 0 nor 1: it gives no scale (other shards of the same run
+    may)."""
 
 
 def code_scores(values: Any, where: str = "scores") -> tuple[np.ndarray, np.ndarray | None, tuple | None]:

@@ -58,7 +58,7 @@ import numpy as np
 from .. import validate as V
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
-from ._vendor import score_kind
+from ._vendor import OneValue, score_kind
 from .outcomeset import CountRun, OutcomeSet, ReadingMismatch
 from .outcomeset import add_counts as _add_counts
 from .tables import check_optional_columns
@@ -1063,21 +1063,34 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
     files = _files(source)
     if len(files) == 1 or progress is None:
         return count_table(files if len(files) > 1 else files[0], **kw)
-    out = None
-    for f in progress(files):
+    out, empty = None, set()
+    for i, f in enumerate(progress(files)):
         try:
             part = count_table(f, **kw)
-        except NoScores:  # an empty shard adds nothing; one query over all the files would not see it either
-            continue
-        try:
             out = part if out is None else add_counts(out, part, where=f"{f} (added to the shards before it)")
-        except ReadingMismatch:  # a shard read on its own values differs from the whole (0/1 beside partial
-            out = count_table(files, **kw)  # credit, ...): the values are read together, in one query
+        except NoScores:  # an empty shard adds nothing; one query over all the files would not see it either
+            empty.add(f)
+        except (ReadingMismatch, OneValue):  # a shard read on its own values differs from the whole (0/1 beside
+            # partial credit; one value 0.5 that only the other shards give a scale): the values are read together,
+            # in one query over the files that are not empty (whose errors, if any, are the data's)
+            empty |= {x for x in files[i + 1:] if _empty_shard(x, kw)}
+            out = count_table([x for x in files if x not in empty], **kw)
             break
     if out is None:
         raise NoScores(f"{source}: no scores (every score is missing) in any of its {len(files)} files")
     out.source = str(source)
     return out
+
+
+def _empty_shard(path: str, kw: dict) -> bool:
+    """Whether the shard ``path`` holds no score (its other faults are left to the query that reads it)."""
+    try:
+        count_table(path, **kw)
+    except NoScores:
+        return True
+    except ValueError:
+        return False
+    return False
 
 
 def _check_overlap(source: Any, kw: dict) -> None:
