@@ -29,8 +29,8 @@ from .._json import loads, too_deep
 from .._protocol import user_stacklevel
 
 __all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "OneValue",
-           "finite_float", "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv", "control_char", "check_label", "check_scores",
-           "no_duplicate_keys", "stacklevel"]
+           "finite_float", "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv",
+           "control_char", "check_label", "check_scores", "no_duplicate_keys", "stacklevel"]
 
 # C0 and C1 control characters (NUL, escape, newline, DEL, ...): never part of a model, dataset or question label
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
