@@ -461,7 +461,7 @@ class HierarchicalDirichlet:
     >>> round(s_hat, 1), np.round(m_hat, 2).tolist()
     (13.0, [0.18, 0.44, 0.38])
     >>> round(float(np.exp(fit.mean_log_s)), 1), np.round(fit.mean_m, 2).tolist()  # posterior summaries
-    (14.7, [0.18, 0.44, 0.38])
+    (15.4, [0.18, 0.44, 0.38])
     """
 
     s: np.ndarray
