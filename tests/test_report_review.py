@@ -128,3 +128,20 @@ def test_mcmc_plots_of_a_result_with_several_models_ask_which():
         mcmc._idata(fit)
     with pytest.raises(ValueError, match="this result fitted one model"):
         mcmc._idata(type("Fit", (), {"idata": "one"})(), "logit-normal")
+
+
+def test_bold_best_judges_ties_on_the_digits_shown():
+    """1.0 and 0.9999958 both printed bold (they tie at one decimal: 100.0) although the table shows 100.0 and
+    99.99958; the docstring says ties are judged on the displayed digits."""
+    import dataclasses
+
+    R = np.array([[1, 1], [1, 1], [1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate({"a": R, "b": R}, ["avg"], scope="benchmark")
+    a, b = ev
+    ev = be.Evaluation([dataclasses.replace(a, value=1.0, hi=1.0), dataclasses.replace(b, value=0.9999958, hi=1.0)])
+    md = tables.to_markdown(ev, bold_best=True)
+    assert "| a | **100.0** [" in md and "| b | 99.99958 [" in md
+    tie = be.Evaluation([dataclasses.replace(a, value=0.5), dataclasses.replace(b, value=0.5)])
+    assert tables.to_markdown(tie, bold_best=True).count("**50.0**") == 2

@@ -472,7 +472,8 @@ def rank_plot(ranking: Any, ax: Any = None, *, top: int | None = None, percent: 
     ax.set_yticks(y, [_text(x) for x in labels])
     ax.set_ylim(-0.6, n - 0.4)
     unit = " (%)" if scale == 100.0 else ""
-    ax.set_xlabel(f"{_text(ranking.metric)}{unit}, {level_label(ranking.level)} credible interval")
+    ax.set_xlabel(f"{_text(ranking.metric)}{unit}, {level_label(ranking.level)} credible interval\n(shaded: the "
+                  f"interval of {_text(ranking.models[0])}, ranked first)")
     ax.grid(axis="x", alpha=0.3)
     shown = f"top {n} of {len(ranking.models)}" if n < len(ranking.models) else f"{n} models"
     title = f"{_text(ranking.metric)}, {ranking.scope} scope: {shown}"
@@ -483,7 +484,7 @@ def rank_plot(ranking: Any, ax: Any = None, *, top: int | None = None, percent: 
         right.barh(y, pb, height=0.6, color="C2", alpha=0.8)
         for yy, p, r in zip(y, pb, er):
             right.text(min(p, 1.0) + 0.02, yy, f"{_p(p)}  E[rank] {r:.1f}", va="center", ha="left", fontsize="x-small")
-        right.set_xlim(0, 1.6)
+        right.set_xlim(0, 1.9)  # room for the text beside a bar near 1
         right.set_xticks([0, 0.5, 1])
         right.set_xlabel("P(best)")
         right.tick_params(labelleft=False)

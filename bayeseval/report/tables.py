@@ -286,6 +286,18 @@ def mixed_note(dataset, metric: str, cells: dict, best: bool = True) -> str:
             "graded ones thresholded to 0/1, or all as scores on one range) to compare them.")
 
 
+def _shown(text: str) -> float:
+    """The number a cell shows, for ranking cells: ``<0.00001`` just below ``0.00001``, ``>99.99999`` just above.
+
+    >>> _shown("99.99958") < _shown(">99.99999") < _shown("100.0"), _shown("<0.00001") < 0.00001
+    (True, True)
+    """
+    if text[0] in "<>":
+        x = float(text[1:])
+        return math.nextafter(x, -math.inf if text[0] == "<" else math.inf)
+    return float(text)
+
+
 def point_of(e, point: str) -> tuple[float, bool]:
     """(point estimate, whether the posterior mean stood in for an undefined sample estimate)."""
     if point == "mean":
@@ -525,13 +537,12 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
             x, fb = point_of(e, point)
             fallback |= fb
             scale = scale_of(e, percent)
-            s = fmt(x, d, scale)
-            points[(r, metric)] = float(s)
             # a value rounding to 0 or 100 % is shown with the digits that say it is not (every format: a paper's
             # table is where "0.0" would be read as certainty)
             top = scale if scale_of(e, True) == 100.0 else None
             near = lambda v: fmt_near(v, d, scale, top)  # noqa: E731
             s = near(x)
+            points[(r, metric)] = _shown(s)  # ties judged on the digits shown (100.0 beats 99.99958)
             s += "*" if fb else ""
             row.append(f"{s} [{near(e.lo)}, {near(e.hi)}]" if intervals else s)
         for col in deltas:
