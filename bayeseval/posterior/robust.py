@@ -491,9 +491,9 @@ class RobustPosterior(_BinaryPosterior):
         return rng.beta(a + s, b + nf)
 
     def _small_states(self, n: int, pick=None):
-        """The count states of at most EXACT_GROUP questions (summed exactly in the draws), one column per
-        question, in batches of about 4 million draws: ``(states, columns)`` pairs, ``pick`` (a mask over the
-        states) choosing which states take part."""
+        """The count states of at most EXACT_GROUP questions (summed exactly in the draws) as columns, one per
+        question holding its state's index, in batches of about 4 million draws (``n`` draws a column); ``pick``
+        (a mask over the states) chooses which states take part."""
         f = self.freq.astype(np.int64)
         keep = f <= EXACT_GROUP if pick is None else (f <= EXACT_GROUP) & pick
         states = np.flatnonzero(keep)
