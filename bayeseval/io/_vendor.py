@@ -30,19 +30,13 @@ from .._protocol import user_stacklevel
 
 __all__ = ["where_of", "show", "load_json", "iter_jsonl", "categorise", "code_scores", "score_kind", "OneValue",
            "finite_float", "same", "int_id", "numeric_items", "CORRECT_FIELDS", "details_groups", "read_summary_csv",
-           "control_char", "check_label", "check_scores", "no_duplicate_keys", "stacklevel"]
+           "control_char", "check_label", "check_scores", "no_duplicate_keys"]
 
 # C0 and C1 control characters (NUL, escape, newline, DEL, ...): never part of a model, dataset or question label
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 # fields holding per-replica correctness in OpenCompass-family details (OpenCompass BaseEvaluator.evaluate)
 CORRECT_FIELDS = ("correct", "is_correct", "cascade_correct")
-
-
-def stacklevel() -> int:
-    """``warnings.warn`` stacklevel that points at the first frame outside the bayeseval package (the caller's
-    ``load(...)``), for a warning issued by the function that calls this."""
-    return user_stacklevel() - 1  # counted from this function, one frame above the one that warns
 
 
 def where_of(path: Path, root: Path | None = None) -> str:
@@ -202,7 +196,7 @@ def numeric_items(doc: dict, skip: tuple = (), where: str = "") -> dict:
         x = finite_float(v)
         if x is None:
             warnings.warn(f"{where}: {k}: the reported value {v!r} is not a number; bayeseval reads the per-question "
-                          "details", UserWarning, stacklevel=stacklevel())
+                          "details", UserWarning, stacklevel=user_stacklevel())
             continue
         out[k] = x
     return out
@@ -235,7 +229,7 @@ def reported_mismatch(where: str, tool: str, reported: dict, recomputed: dict, k
                        f"details give {float(recomputed[key]):.{digits}f}; bayeseval reads the details (was the file "
                        "edited, or a question dropped from them?)")
     for msg in out:
-        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+        warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
     return out
 
 

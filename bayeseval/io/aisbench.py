@@ -74,8 +74,9 @@ from typing import Any
 import numpy as np
 
 from .. import aisbench as ais
+from .._protocol import user_stacklevel
 from ._vendor import (check_label, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir,
-                      reported_mismatch, same, show, stacklevel, where_of)
+                      reported_mismatch, same, show, where_of)
 from .outcomeset import OutcomeSet, Run
 
 __all__ = ["read_aisbench", "read_aisbench_results", "parse_aisbench_results", "AISBenchGroupingWarning"]
@@ -246,7 +247,7 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
                          "cons@k may be wrong if this file has AISBench 3.1's grouping bug (add the predictions file, "
                          "or force regroup=True/False)")
             notes.append(undecided)
-            warnings.warn(undecided, UserWarning, stacklevel=stacklevel())
+            warnings.warn(undecided, UserWarning, stacklevel=user_stacklevel())
             set_warnings.append(undecided)
     else:
         do = regroup
@@ -267,7 +268,7 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         notes.append(msg)
     if do:
         msg = _regroup_message(where, n, N, evidence if regroup == "auto" else "regroup=True", reported, recomputed)
-        warnings.warn(msg, AISBenchGroupingWarning, stacklevel=stacklevel())
+        warnings.warn(msg, AISBenchGroupingWarning, stacklevel=user_stacklevel())
         set_warnings.append(msg)
     short = [q for q in qids if counts and counts.get(q, 0) < n]
     if short:

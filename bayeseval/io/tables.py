@@ -57,7 +57,8 @@ import numpy as np
 
 from .. import validate as V
 from .._json import too_deep
-from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show, stacklevel
+from .._protocol import user_stacklevel
+from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show
 from ..scores import score_range_arg
 from .outcomeset import OutcomeSet, Run
 
@@ -262,7 +263,7 @@ def _truncated(where: str, line: int, reason: str, allow: bool, hint: str = "") 
 
 def _warn(out: OutcomeSet, notes: list[str]) -> OutcomeSet:
     for msg in notes:
-        warnings.warn(msg, UserWarning, stacklevel=stacklevel())
+        warnings.warn(msg, UserWarning, stacklevel=user_stacklevel())
         out.warnings.append(msg)
     return out
 
