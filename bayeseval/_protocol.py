@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Result", "check_choice", "user_stacklevel"]
+__all__ = ["Result", "UNNAMED_DATASET", "check_choice", "user_stacklevel"]
 
 _PACKAGE = Path(__file__).resolve().parent
+UNNAMED_DATASET = "dataset"  # what the readers call a dataset the input does not name
 
 
 def user_stacklevel() -> int:

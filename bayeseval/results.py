@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from . import validate as V
-from ._protocol import Result, check_choice, user_stacklevel
+from ._protocol import UNNAMED_DATASET, Result, check_choice, user_stacklevel
 from ._text import html_table, pct, text_table
 from .counts import Counts, flat_error, is_flat
 from .scores import Scores, names_avg_at_n, to_outcomes
@@ -701,8 +701,8 @@ def _runs(models: Any) -> list[tuple[str | None, str | None, Any, Any, Any]]:
             raise ValueError("models must name at least one model")
         return [(None, name, R, None, None) for name, R in models.items()]
     if hasattr(models, "_runs") and hasattr(models, "datasets"):  # an OutcomeSet
-        several = len(models.datasets) > 1
-        return [(run.dataset if several else None, run.model, run.counts(), run.weights, run) for run in models]
+        named = len(models.datasets) > 1 or models.datasets != [UNNAMED_DATASET]  # the readers' name for none
+        return [(run.dataset if named else None, run.model, run.counts(), run.weights, run) for run in models]
     return [(None, None, models, None, None)]
 
 
@@ -755,7 +755,7 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
     question alike, geospectrum) takes the equal-tailed posterior interval and a warning that says so.
 
     ``models``: a dict ``name -> outcomes``, an :class:`~bayeseval.io.OutcomeSet` (its category weights
-    are used unless ``w=`` is given; with several datasets each estimate carries its ``dataset``), a
+    are used unless ``w=`` is given; each estimate carries its ``dataset`` where the input names one), a
     list of outcome matrices with ``labels=`` naming them, or one matrix.  ``metrics`` is a list of
     metric names or ``(name, params)`` pairs.  Keyword arguments go to :func:`estimate`.  An input
     error names the model and metric: its ``model``, ``dataset`` and ``metric_index`` attributes say

@@ -214,3 +214,23 @@ def test_the_model_page_quotes_what_the_library_gives():
     assert f"the estimate's interval [{est.lo:.3f}, {est.hi:.3f}]" in page
     assert bound.split(" (docs/model.md")[0] in page
     assert f"is {min(ratios['pass@100']):.1f}x (pass@100) to {max(ratios['avg']):.0f}x (avg) narrower" in page
+
+
+def test_categorical_coverage_quoted_in_model_md_is_the_results_file():
+    """docs/model.md's categorical coverage sentence quotes benchmarks/results_coverage_categorical.md: the exact
+    intervals' average over all cells per scope, the worst cells and the independent Dirichlet's range."""
+    md = (ROOT / "benchmarks" / "results_coverage_categorical.md").read_text(encoding="utf-8")
+    flat = " ".join((ROOT / "docs" / "model.md").read_text(encoding="utf-8").split())
+    rows = {tuple(c.strip() for c in line.split("|")[1:3]): [c.strip() for c in line.split("|")[3:7]]
+            for line in md.splitlines() if line.startswith(("| hierarchical-dirichlet |", "| dirichlet |"))}
+    exact = {k: float(v[2].split("/")[1]) for k, v in rows.items()}
+    worst = {k: re.match(r"(\d+) \(M=(\d+), N=(\d+), Dirichlet s=(\d+)\)", v[3]).groups() for k, v in rows.items()
+             if k[0] == "hierarchical-dirichlet"}
+    b, p = exact[("hierarchical-dirichlet", "benchmark")], exact[("hierarchical-dirichlet", "population")]
+    assert f"{b:.1f} % (benchmark) and {p:.1f} % (population) on average for exact intervals" in flat
+    wb, wp = worst[("hierarchical-dirichlet", "benchmark")], worst[("hierarchical-dirichlet", "population")]
+    assert (f"worst cells {wb[0]} % in the benchmark scope (M = {wb[1]}, N = {wb[2]}, where `s` cannot be learnt; "
+            f"Dirichlet s = {wb[3]}) and {wp[0]} % in the population scope (M = {wp[1]}, N = {wp[2]}, Dirichlet "
+            f"s = {wp[3]})") in flat
+    ind = [exact[("dirichlet", s)] for s in ("benchmark", "population")]
+    assert f"the independent Dirichlet covers {round(min(ind))}-{round(max(ind))} %" in flat

@@ -305,8 +305,11 @@ def test_csv_round_trips_through_pandas(ev3, game24):
                 assert row[f] == getattr(e, f), f  # exact: floats are written with repr
             assert (row["scope"], row["interval"], row["prior"]) == (e.scope, e.method, e.prior)
             assert (row["M"], row["N"], row["seed"]) == (e.M, e.N, e.seed)
-            assert pd.isna(row["dataset"])
+            # a one-dataset OutcomeSet names its dataset (Game of 24's file does); a dict of matrices names none
+            assert row["dataset"] == e.dataset if e.dataset is not None else pd.isna(row["dataset"])
             assert pd.isna(row["draws"]) if e.draws_n is None else row["draws"] == e.draws_n
+        named = set(df["dataset"].dropna())
+        assert named == (set() if ev is ev3 else {"Game of 24, tasks 900-999 (Tree of Thoughts, Table 2)"})
 
 
 def test_csv_keeps_datasets_ragged_n_and_undefined_values(tmp_path):
@@ -452,9 +455,11 @@ def test_aisbench_summary_interval_columns_and_reported_values():
     ci = list(csv.reader(io.StringIO(aisbench_summary(ev, s, interval="ci", reported=False))))
     assert ci[0][4:] == [m, f"{m} 95% CI"]
     assert ci[2][5] == f"[{100 * ev[1].lo:.2f}, {100 * ev[1].hi:.2f}]"
-    plain = aisbench_summary(ev, interval=None)  # no outcomes: dataset, version and mode unknown
-    assert plain.splitlines()[1] == "-,-,avg@3,-,75.00"
-    assert aisbench_summary(ev, interval=None, dataset="gsm8k").splitlines()[1] == "gsm8k,-,avg@3,-,75.00"
+    plain = aisbench_summary(ev, interval=None)  # no outcomes: version and mode unknown; the estimates name the dataset
+    assert plain.splitlines()[1] == "demo_gsm8k,-,avg@3,-,75.00"
+    bare = B.evaluate({m: s.run(m).matrix}, ["avg@n"])  # a matrix: no dataset at all unless dataset= names one
+    assert aisbench_summary(bare, interval=None).splitlines()[1] == "-,-,avg@3,-,75.00"
+    assert aisbench_summary(bare, interval=None, dataset="gsm8k").splitlines()[1] == "gsm8k,-,avg@3,-,75.00"
 
 
 def test_aisbench_terminal_and_markdown_say_which_interval_their_columns_hold():

@@ -145,3 +145,35 @@ def test_bold_best_judges_ties_on_the_digits_shown():
     assert "| a | **100.0** [" in md and "| b | 99.99958 [" in md
     tie = be.Evaluation([dataclasses.replace(a, value=0.5), dataclasses.replace(b, value=0.5)])
     assert tables.to_markdown(tie, bold_best=True).count("**50.0**") == 2
+
+
+def test_notes_that_name_rows_name_their_dataset_and_exports_keep_a_single_datasets_name(tmp_path):
+    """With several datasets, a note named 'a pass^8' without saying on which; a one-dataset file's name (Game of
+    24's) was dropped from the estimates, so report --format csv / json left the dataset field empty."""
+    from bayeseval.io import OutcomeSet
+
+    R = np.zeros((15, 16), int)
+    R[0], R[1, :15], R[2, :8] = 1, 1, 1  # pass^8 carried by one or two questions: its far end widens
+    S = np.vstack([np.ones((10, 16), int), np.zeros((5, 16), int)])
+    S[:, 0] = 0
+    both = OutcomeSet.from_arrays({"a": R}, dataset="math").merge(OutcomeSet.from_arrays({"a": S}, dataset="code"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate(both, ["pass^8"])
+        one = be.evaluate(OutcomeSet.from_arrays({"a": R}, dataset="math"), ["pass^8"])
+        bare = be.evaluate({"a": R}, ["pass^8"])
+    assert [(e.dataset, e.method) for e in ev] == [("math", "exact+betting"), ("code", "exact")]
+    assert tables.to_markdown(ev).endswith("Far end from a betting confidence bound (few questions carry the "
+                                           "metric): math: a pass^8.")
+    said = "Dataset: math. Note: estimate [95% equal-tailed (far end: betting confidence bound)"
+    assert said in tables.to_markdown(one)
+    assert [e.dataset for e in one] == ["math"] and [e.dataset for e in bare] == [None]
+    unnamed = be.evaluate(OutcomeSet.from_arrays({"a": S}), ["avg"])  # the readers' name for no name
+    assert [e.dataset for e in unnamed] == [None]
+    for fmt in ("csv", "json"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert cli.main(["report", "examples/data/tot_game24.json", "--format", fmt]) == 0
+        text = out.getvalue()
+        rows = (pd.read_csv(io.StringIO(text)) if fmt == "csv" else pd.read_json(io.StringIO(text)))
+        assert set(rows["dataset"]) == {"Game of 24, tasks 900-999 (Tree of Thoughts, Table 2)"}, fmt

@@ -168,7 +168,14 @@ def question_scores(post) -> np.ndarray | None:
 # ----------------------------------------------------------------------------- result
 @dataclass(frozen=True)
 class Delta:
-    """Posterior summary of ``theta_A - theta_B``."""
+    """Posterior summary of ``theta_A - theta_B``.
+
+    ``mean`` and ``sd`` are the posterior's moments; ``lo``, ``hi`` (and ``P(A > B)``) come from its draws.  In
+    population scope the posterior is a Student-t law (M - 1 degrees of freedom) whose draws are clipped to each
+    score's range; ``sd`` is the t law's, before clipping, so with very few questions (M <= 5) and a difference near
+    an end it exceeds the spread of the clipped draws (and the draws' own sd, at 4 degrees of freedom, is a noisy
+    estimate of it).
+    """
 
     mean: float
     sd: float

@@ -74,7 +74,7 @@ from typing import Any
 import numpy as np
 
 from .. import aisbench as ais
-from .._protocol import user_stacklevel
+from .._protocol import UNNAMED_DATASET, user_stacklevel
 from ._vendor import (check_label, details_groups, int_id, iter_jsonl, load_json, numeric_items, read_work_dir,
                       reported_mismatch, same, show, where_of)
 from .outcomeset import OutcomeSet, Run
@@ -209,7 +209,7 @@ def _regroup_message(where: str, n: int, N: int, evidence: str, reported: dict, 
 
 # ----------------------------------------------------------------------------- one results file
 def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = None, model: str = "model",
-                           dataset: str = "dataset", regroup: bool | str = "auto", where: str = "results",
+                           dataset: str = UNNAMED_DATASET, regroup: bool | str = "auto", where: str = "results",
                            predictions_where: str = "predictions", meta: dict | None = None) -> OutcomeSet:
     """A decoded AISBench results object (and optionally its prediction records) -> one-run :class:`OutcomeSet`.
 

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics.reference import g_pass_at_k_tau, mg_pass_at_k
+from .._protocol import UNNAMED_DATASET
 from ._vendor import (check_label, details_groups, int_id, load_json, numeric_items, read_work_dir,
                       reported_mismatch, same, show, where_of)
 from .outcomeset import OutcomeSet, Run
@@ -109,7 +110,7 @@ def _check_predictions(preds: list[dict], refs: list, N: int, n: int, where: str
 
 
 def parse_opencompass_results(results: Any, *, predictions: list[dict] | None = None, model: str = "model",
-                              dataset: str = "dataset", where: str = "results",
+                              dataset: str = UNNAMED_DATASET, where: str = "results",
                               predictions_where: str = "predictions") -> OutcomeSet:
     """A decoded OpenCompass results object (and optionally its predictions, in key order) -> one-run set."""
     if not isinstance(results, dict):

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from .._protocol import UNNAMED_DATASET
 from ._vendor import check_label, load_json, show
 from .outcomeset import OutcomeSet, Run
 
@@ -118,7 +119,8 @@ def parse_outcomes(data: Any, where: str = "outcome file") -> OutcomeSet:
                              "outcomes are 0/1 (add \"weights\": [value of category 0, 1, ...] for grades)")
         meta = {"published": published.get(name, {})}  # keyed like 'models'
 
-        runs.append(Run(str(entry.get("dataset", data.get("dataset", "")) or "dataset"), str(entry.get("model", name)),
+        dataset = str(entry.get("dataset", data.get("dataset", "")) or UNNAMED_DATASET)
+        runs.append(Run(dataset, str(entry.get("model", name)),
                         ids, matrix, weights=weights, meta=meta))
     return OutcomeSet(runs, source=data.get("source", ""), license=data.get("license", ""),
                       notes=data.get("notes", ""))

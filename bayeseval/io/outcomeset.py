@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from .. import validate as V
+from .._protocol import UNNAMED_DATASET
 from ..counts import Counts, to_counts
 from ..scores import Scores, any_scores, category_values, score_range_arg, to_outcomes, to_scores
 
@@ -267,7 +268,7 @@ class OutcomeSet:
 
     # construction ---------------------------------------------------------
     @classmethod
-    def from_arrays(cls, models: dict, *, ids: Any = None, dataset: str = "dataset", weights: Any = None,
+    def from_arrays(cls, models: dict, *, ids: Any = None, dataset: str = UNNAMED_DATASET, weights: Any = None,
                     missing: Any = None, ragged: bool = False, score_range: Any = None) -> "OutcomeSet":
         """``{model: outcome matrix or list of rows}`` -> OutcomeSet (rows = questions, in the same order
         for every model unless the matrix is a DataFrame, whose index supplies the ids).  Scores (a value

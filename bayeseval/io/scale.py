@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from .. import validate as V
+from .._protocol import UNNAMED_DATASET
 from ..counts import Counts
 from ..scores import Scores, score_range_arg
 from ._vendor import OneValue, score_kind
@@ -614,7 +615,7 @@ def _control(out: dict, name: str, labels: list) -> None:
 
 def _pairs(g: dict, use_dataset: bool, use_model: bool) -> tuple[np.ndarray, "_Labels"]:
     """Per group, a code of its (dataset, model) that sorts as the labels do (int32); and the labels by code."""
-    dl = g["dataset_labels"] if use_dataset else ["dataset"]
+    dl = g["dataset_labels"] if use_dataset else [UNNAMED_DATASET]
     ml = g["model_labels"] if use_model else ["model"]
     pair = None
     if use_model:
@@ -882,7 +883,7 @@ def count_expression(t: Any, *, model: str | None = "model", question: str = "qu
         return t[col].cast("string").strip().nullif("")
 
     keyed = t.mutate(
-        dataset=(text(dataset) if dataset is not None and dataset in cols else ibis.literal("dataset")),
+        dataset=(text(dataset) if dataset is not None and dataset in cols else ibis.literal(UNNAMED_DATASET)),
         model=(text(model) if model is not None else ibis.literal("model")),
         question=(text(question) if t[question].type().is_string() else t[question]), value=t[score].cast("float64"),
         w=(t[weight] if weight is not None else ibis.literal(1)), **extra)

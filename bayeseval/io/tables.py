@@ -57,7 +57,7 @@ import numpy as np
 
 from .. import validate as V
 from .._json import too_deep
-from .._protocol import user_stacklevel
+from .._protocol import UNNAMED_DATASET, user_stacklevel
 from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show
 from ..scores import score_range_arg
 from .outcomeset import OutcomeSet, Run
@@ -156,7 +156,7 @@ def check_optional_columns(where: str, columns: list, trial: str | None, dataset
 
 def from_long(table: Any, *, model: str | None = "model", question: str = "question", trial: str | None = "trial",
               score: str = "score", dataset: str | None = "dataset", default_model: str = "model",
-              default_dataset: str = "dataset", where: str = "table", score_range: Any = None) -> OutcomeSet:
+              default_dataset: str = UNNAMED_DATASET, where: str = "table", score_range: Any = None) -> OutcomeSet:
     """A long table (pandas DataFrame or list of dicts, one row per trial) -> :class:`OutcomeSet`.
 
     ``model``, ``question``, ``trial``, ``score``, ``dataset`` name the columns;
@@ -173,7 +173,7 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
 
 def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", question: str = "question",
                trial: str | None = "trial", score: str = "score", dataset: str | None = "dataset",
-               default_model: str = "model", default_dataset: str = "dataset", where: str = "table",
+               default_model: str = "model", default_dataset: str = UNNAMED_DATASET, where: str = "table",
                score_range: Any = None) -> OutcomeSet:
     import pandas as pd
 
@@ -514,7 +514,7 @@ def read_long(path: str | Path, *, format: str | None = None, allow_truncated: b
     return _warn(_from_long(df, rows_of, where=where, **columns), notes)
 
 
-def read_wide(path: str | Path, *, model: str | None = None, dataset: str = "dataset",
+def read_wide(path: str | Path, *, model: str | None = None, dataset: str = UNNAMED_DATASET,
               question: str | None = None, allow_truncated: bool = False, score_range: Any = None) -> OutcomeSet:
     """Read a wide per-model CSV: one row per question, the id column first (or ``question=``),
     then one column per trial; empty cells are missing trials.  ``model`` defaults to the file stem.
@@ -594,7 +594,7 @@ def split_run_ids(ids: list[str]) -> tuple[list[str], list[int]] | None:
     return qs, runs
 
 
-def read_model_columns(path: str | Path, *, dataset: str = "dataset", question: str | None = None,
+def read_model_columns(path: str | Path, *, dataset: str = UNNAMED_DATASET, question: str | None = None,
                        run: str | None = None, allow_truncated: bool = False, score_range: Any = None) -> OutcomeSet:
     """Read a table with one column per model: rows are (question, run), cells are outcomes.
 

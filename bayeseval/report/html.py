@@ -313,7 +313,7 @@ def _estimate_table(ests: list, percent: bool, digits: int | None) -> str:
     if percent and any(scale_of(e, True) == 1.0 for e in ests):
         note += " Metrics outside [0, 1] are in their own units."
     for (dataset, metric), cells in mixed_units(g).items():
-        note += " " + mixed_note(dataset, metric, cells, best=False)
+        note += " " + mixed_note(dataset if g.several else None, metric, cells, best=False)
     if bounded:
         note += (" Numbers with more decimals than the rest round to an end of their range without reaching it: "
                  "they keep two significant digits of their distance from it.")

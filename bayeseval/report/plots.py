@@ -215,7 +215,7 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
         a.set_xlabel("estimate (mixed units: see the note)" if units else
                      "estimate (%)" if scales == {100.0} else "estimate")
         a.grid(axis="x", alpha=0.3)
-    notes = [mixed_note(d, m, cells, best=False) for (d, m), cells in mixed.items()]
+    notes = [mixed_note(d if g.several else None, m, cells, best=False) for (d, m), cells in mixed.items()]
     if stood_in:
         notes.append("Hollow marker: the posterior mean, where the sample estimate is undefined (k > n for some "
                      "question).")

@@ -104,7 +104,7 @@ def widened_rows(ests) -> str:
     if not widened:
         return ""
     why = " (few questions carry the metric)" if all(any(FEW in w for w in e.warnings) for e in widened) else ""
-    return f" Far end from a betting confidence bound{why}: {_row_names(widened)}."
+    return f" Far end from a betting confidence bound{why}: {_row_names(widened, ests)}."
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}
@@ -383,11 +383,21 @@ def _other_methods(ests: list) -> str:
     kept = [e for e in ests if e.method not in QUESTION_METHODS and any(NOT_APPLIED in w for w in e.warnings)]
     if not asked or not kept:
         return ""
-    return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {_row_names(kept)}."
+    return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {_row_names(kept, ests)}."
 
 
-def _row_names(rows: list) -> str:
-    names = [f"{model_label(e)} {e.metric}" for e in rows]
+def _row_names(rows: list, among: list | None = None) -> str:
+    """``model metric`` per row, led by its dataset where the table's rows (``among``, default ``rows``) come from
+    more than one.
+
+    >>> from types import SimpleNamespace as E
+    >>> rows = [E(dataset="math", model="a", metric="pass^8"), E(dataset="code", model="a", metric="avg")]
+    >>> _row_names(rows[:1]), _row_names(rows[:1], among=rows)
+    ('a pass^8', 'math: a pass^8')
+    """
+    several = len({getattr(e, "dataset", None) for e in (rows if among is None else among)}) > 1
+    names = [(f"{e.dataset}: " if several and e.dataset is not None else "") + f"{model_label(e)} {e.metric}"
+             for e in rows]
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
@@ -575,7 +585,8 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
         best.append(win)
     used = [e for e in ests if (e.dataset, model_label(e)) in set(g.rows) and e.metric in g.metrics]
     notes = [note_text(used, percent=percent, point=point, intervals=intervals, fallback=fallback, dataset=g.dataset)]
-    notes += [mixed_note(dataset, metric, cells) for (dataset, metric), cells in mixed.items()]
+    notes += [mixed_note(dataset if g.several else None, metric, cells)  # one dataset: the note above names it
+              for (dataset, metric), cells in mixed.items()]
     notes += [c.note for c in deltas]
     return Table(header, rows, best, n_label, groups, notes)
 
