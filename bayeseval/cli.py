@@ -508,13 +508,37 @@ def _located(where: str, exc: ValueError) -> ValueError:
     return exc.prefixed(where) if isinstance(exc, V.ArgumentError) else ValueError(where + str(exc))
 
 
+def _run_folder_order(path: str):
+    """For a ``bayeseval run`` folder (its work dir lists the questions in the dataset's order): a function of a
+    run read from it giving the row order in which the run drew its questions; None for any other input."""
+    from .runner.engine import run_order
+
+    folder = Path(str(path).split("::")[0])
+    order = run_order(folder) if (folder / "run.json").is_file() else None
+    if order is None:
+        return None
+    rank = {pos: r for r, pos in enumerate(order)}
+
+    def rows(run) -> np.ndarray:
+        keys = [rank.get(int(i)) if str(i).lstrip("-").isdigit() else None for i in run.ids]
+        if any(k is None for k in keys):
+            raise UsageError(f"{folder}: its questions do not match the run's drawn order (run.json); monitor its "
+                             "outcomes.json instead")
+        return np.argsort(keys, kind="stable")
+    return rows
+
+
 def cmd_monitor(args) -> int:
     from .sequential import SequentialCompare, question_values
 
     name_a, name_b, pairs = _paired_runs(args)
+    drawn = _run_folder_order(args.a)
     out = []
     for da, ra, rb in pairs:
         va, vb, scale = _aligned(ra, rb)
+        if drawn is not None:  # a run folder: its questions in the random order the run took them
+            rows = drawn(ra)
+            va, vb = va[rows], vb[rows]
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
@@ -525,8 +549,9 @@ def cmd_monitor(args) -> int:
         text = json.dumps([{"dataset": d, **st.to_dict()} for d, st in out], indent=1)
     else:
         text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + st.summary() for d, st in out)
-        text += ("\nQuestions are taken in the order of A's file: this is valid when that is the order they were "
-                 "run in and it was random (bayeseval run draws it so).")
+        text += ("\nQuestions are taken in the random order bayeseval run drew for A (its run.json's seed)."
+                 if drawn is not None else "\nQuestions are taken in the order of A's file: this is valid when that "
+                 "is the order they were run in and it was random (bayeseval run's outcomes.json lists them so).")
     _write(text, args)
     return 0
 
@@ -1287,7 +1312,8 @@ def build_parser() -> argparse.ArgumentParser:
                "A confidence sequence for the mean paired difference A - B of the metric's per-question scores "
                "(betting, Waudby-Smith & Ramdas 2024): valid at every number of questions, so a running evaluation "
                "may be checked after each question and stopped whenever a rule holds. Questions are taken in the "
-               "order of A's file (their run order, which must have been random).",
+               "order of A's file (their run order, which must have been random); for a bayeseval run folder, in "
+               "the random order the run drew (from its run.json).",
                "  bayeseval monitor runs/new.jsonl runs/base.jsonl --until 'decided or equivalent within 0.02'\n"
                "  bayeseval monitor --data examples/data/tot_game24.json 'gpt-4 CoT' 'gpt-4 IO' --metric pass@10")
     _add_pair(mon)

@@ -183,8 +183,9 @@ def test_out_of_retries_is_recorded_as_failed_and_reported(tmp_path):
                    for r in failed)
         assert "3 of 18 samples FAILED" in res.summary and "missing trials" in res.summary
         assert "FAILED" in res.files["summary_md"].read_text()
-        out = read_outcomes(tmp_path / "out" / "outcomes.json")
-        assert np.isnan(out.matrix("test-model")[3]).all()        # "." in the file: missing, not wrong
+        out = read_outcomes(tmp_path / "out" / "outcomes.json")  # questions in the run's (random) order
+        q3 = list(out.run("test-model").ids).index("q3")
+        assert np.isnan(out.matrix("test-model")[q3]).all()       # "." in the file: missing, not wrong
         # AISBench's own numbers count the failures as wrong
         ais = read_aisbench(tmp_path / "out")
         assert any("fewer than n=3 successful prediction lines" in w for w in ais.warnings)
@@ -377,8 +378,10 @@ def test_report_folder_is_read_back_by_bayesevals_aisbench_reader(tmp_path):
         assert run_.meta["summary"][k] == pytest.approx(v, abs=0.005)   # the summary CSV, 2 decimals
     # the same through bayeseval.load (detects the work dir), and the outcome file
     assert np.array_equal(be.load(out).matrix(res.abbr), res.matrix)
-    s = be.load(out / "outcomes.json")
-    assert list(s.run("test-model").ids) == res.ids and np.array_equal(s.matrix("test-model"), res.matrix)
+    s = be.load(out / "outcomes.json")  # the run's own file lists the questions in the order the run drew them
+    assert sorted(res.order) == list(range(12)) and res.order != list(range(12))
+    assert list(s.run("test-model").ids) == [res.ids[i] for i in res.order]
+    assert np.array_equal(s.matrix("test-model"), res.matrix[res.order])
     # the summary: AISBench numbers with bayeseval's interval beside them
     csv_text = res.files["summary_csv"].read_text().splitlines()
     assert csv_text[0] == ("dataset,version,metric,mode,test-model,test-model posterior mean,test-model 95% lo,"

@@ -164,6 +164,10 @@ class Plan(Result):
         lines.append("minimum detectable effect")
         lines.append(text_table(head, rows, right=list(range(1, len(head)))))
         lines.append("")
+        widths = [[f"{M}"] + [f"{self.interval_width(M, n):.4f}" for n in Ns] for M in M_GRID if M >= 2]
+        lines.append(f"expected width of the {pct(self.level)} interval (population scope)")
+        lines.append(text_table(head, widths, right=list(range(1, len(head)))))
+        lines.append("")
         lines.append("within-question share of the variance: " +
                      ", ".join(f"N={n}: {self.within_share(n):.0%}" for n in Ns))
         if self.delta is not None:
@@ -208,11 +212,15 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
 
     alpha = V.probability(alpha, "alpha")
     power = V.probability(power, "power")
+    if power <= alpha:  # a two-sided test at alpha rejects with probability >= alpha at any difference
+        raise V.ArgumentError("{power} must exceed {alpha} ({a:g}): a test at that level already rejects that often "
+                              "when the models are equal, so a power at or below it plans nothing; got {value:g}",
+                              "power", "alpha", a=alpha, value=power)
     level = V.confidence(level, "level")
     scored = any_scores([A] if B is None else [A, B], score_range)
     ca = as_counts(A, "A", missing, ragged, score_range, scored)
     if not scored and not ca.is_binary:
-        raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
+        raise V.ArgumentError("plan needs 0/1 outcomes or scores ({score_range} gives their range)", "score_range")
     scale = (ca.lo, ca.hi) if scored else None  # a Scores input brings its own range
     if delta is not None:
         delta = _delta(delta, scale)
@@ -227,7 +235,7 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     else:
         cb = as_counts(B, "B", missing, ragged, score_range, scored)
         if not scored and not cb.is_binary:
-            raise ValueError("plan needs 0/1 outcomes or scores (score_range=(lo, hi))")
+            raise V.ArgumentError("plan needs 0/1 outcomes or scores ({score_range} gives their range)", "score_range")
         same_range({"A": ca, "B": cb})
         cb, _ = align(ca, cb)
         xb, wb = _components(cb)

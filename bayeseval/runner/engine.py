@@ -56,7 +56,7 @@ from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
 from .store import RUN_FORMAT, RunLock, SampleStore, check_config, now, read_run, write_run
 
-__all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL"]
+__all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL", "drawn_order", "run_order"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 
@@ -66,7 +66,9 @@ class RunResult:
     """What :func:`run` did.
 
     ``ids`` / ``matrix``: the complete questions in dataset order and their scores (questions x n,
-    NaN for a failed sample); ``failures``: failed samples among them; ``requested``: samples finished
+    NaN for a failed sample); ``order``: the dataset positions in the order the run takes them (random, from the
+    seed: :func:`drawn_order`; ``outcomes.json`` lists the questions so); ``failures``: failed samples among them;
+    ``requested``: samples finished
     (answered or failed) in this call, ``resumed``: samples read back from disk; ``stopped`` / ``stop_reason``: the stopping
     hook's verdict; ``files``: the outputs written; ``summary``: the summary text.
     """
@@ -86,6 +88,29 @@ class RunResult:
     stop_reason: str | None = None
     files: dict = field(default_factory=dict)
     summary: str = ""
+    order: list = field(default_factory=list)
+
+
+def drawn_order(total: int, seed: int) -> list[int]:
+    """The order :func:`run` takes a dataset's questions in: a permutation of the positions ``0 .. total - 1`` drawn
+    with ``random.Random(seed)`` (a rerun with the same seed draws the same one).
+
+    >>> drawn_order(5, 0)
+    [2, 1, 0, 4, 3]
+    """
+    order = list(range(total))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def run_order(folder: str | Path) -> list[int] | None:
+    """The drawn order (dataset positions) of the finished run in ``folder``, from its ``run.json`` (seed and number
+    of questions); None where ``folder`` holds no finished run."""
+    try:
+        doc = read_run(Path(folder))
+        return None if doc is None else drawn_order(int(doc["last"]["questions_total"]), int(doc["config"]["seed"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _check(value: Any, name: str, kind=int, lo: float = 1, allow_none: bool = False):
@@ -144,16 +169,34 @@ class _Session:
         self.started: set[int] = set()
         self.remaining: dict[int, int] = {}
         self.requested = 0
+        self.rank = {q: r for r, q in enumerate(order)}  # dataset position -> place in the drawn order
+        self.moved = asyncio.Event()  # set (and replaced) each time the complete prefix grows
+        self.width, self.filled = 0, 0  # rows so far as one growing array (the stop hook's matrix, without restacking)
+        self.buffer = np.empty((0, n))
 
     def row(self, q: Question) -> np.ndarray:
         key = str(q.id)
         return np.array([np.nan if (r := self.store.records[(key, j)]).get("error") is not None else r["score"]
                          for j in range(self.n)], dtype=float)
 
+    def matrix(self) -> np.ndarray:
+        """``rows`` as one array, grown by doubling (a copy per call would cost O(questions) each time)."""
+        new = self.rows[self.filled:]
+        if self.filled + len(new) > self.buffer.shape[0]:
+            grown = np.empty((max(2 * self.buffer.shape[0], self.filled + len(new), 64), self.n))
+            grown[: self.filled] = self.buffer[: self.filled]
+            self.buffer = grown
+        if new:
+            self.buffer[self.filled: self.filled + len(new)] = new
+            self.filled += len(new)
+        view = self.buffer[: self.filled]
+        view.flags.writeable = False
+        return view
+
     def ask_stop(self) -> None:
         if self.stop is None or self.stopped or not self.rows:
             return
-        verdict, reason = _parse_stop(self.stop(np.vstack(self.rows)))
+        verdict, reason = _parse_stop(self.stop(self.matrix()))
         if verdict:
             self.stopped, self.stop_reason = True, reason
 
@@ -193,6 +236,9 @@ class _Session:
         while self.next_pos < len(self.order) and self.order[self.next_pos] in self.done:
             self.rows.append(self.done.pop(self.order[self.next_pos]))
             self.next_pos += 1
+        if self.next_pos > start:
+            moved, self.moved = self.moved, asyncio.Event()
+            moved.set()
         return self.next_pos > start
 
     async def job(self, client: ChatClient, q: Question, samples: list[int]) -> None:
@@ -214,9 +260,16 @@ class _Session:
 
 
 async def _execute(session: _Session, client: ChatClient, jobs: deque, concurrency: int) -> None:
+    # with a stopping rule, a new question starts at most `ahead` places beyond the questions the rule has seen: one
+    # slow question (a retry's backoff) must not let the others run on far past the stop, and past its budgets
+    ahead = 2 * concurrency if session.stop is not None else len(session.order)
+
     async def worker():
         while jobs:
             q, samples = jobs.popleft()
+            while (not session.stopped and q.index not in session.started
+                   and session.rank[q.index] >= session.next_pos + ahead):
+                await session.moved.wait()
             if session.stopped and q.index not in session.started:
                 continue
             session.started.add(q.index)
@@ -393,8 +446,7 @@ async def _go_locked(p: dict) -> RunResult:
         for key in [k for k, r in records.items() if r.get("error") is not None]:
             del records[key]
     resumed = sum(1 for q in ds.questions for j in range(n) if (str(q.id), j) in records)
-    order = list(range(len(ds.questions)))
-    random.Random(p["seed"]).shuffle(order)
+    order = drawn_order(len(ds.questions), p["seed"])
     jobs: deque = deque()
     missing_total = 0
     session = _Session(ds, order, n, p["scorer"], store, p["stop"], None)
@@ -429,7 +481,7 @@ async def _go_locked(p: dict) -> RunResult:
     result = RunResult(folder=folder, dataset=ds.name, model=p["config"]["model"], abbr=p["abbr"], n=n,
                        ids=[q.id for q in complete], matrix=matrix, failures=int(np.isnan(matrix).sum()),
                        questions_total=len(ds.questions), requested=session.requested, resumed=resumed,
-                       stopped=session.stopped, stop_reason=session.stop_reason)
+                       stopped=session.stopped, stop_reason=session.stop_reason, order=order)
     write_outputs(result, ds, complete, store.records, p["scorer"], p["config"], p["doc"], scope=p["scope"],
                   level=p["level"])
     return result

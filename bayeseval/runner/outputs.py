@@ -170,10 +170,14 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
         result.summary = "no question is complete: nothing to report"
         return
     numbers = aisbench_numbers(M)
-    # (a) bayeseval's own outcome file
+    # (a) bayeseval's own outcome file, its questions in the order the run took them (random: what a sequential
+    # analysis of the file, `bayeseval monitor`, needs); the AISBench work dir below keeps the dataset's order
+    rank = {pos: r for r, pos in enumerate(result.order)}
+    run_rows = sorted(range(len(complete)), key=lambda i: rank.get(complete[i].index, i))
+    ids, M_run = [result.ids[i] for i in run_rows], M[run_rows]
     if binary:
         path = folder / "outcomes.json"
-        s = OutcomeSet([Run(ds.name, config["model"], result.ids, M, meta={"published": numbers})],
+        s = OutcomeSet([Run(ds.name, config["model"], ids, M_run, meta={"published": numbers})],
                        source=f"bayeseval run of {config['model']} at {config['base_url']}",
                        notes=f"n={n}, scorer {config['scorer']}, temperature {config['temperature']}; "
                              f"'.' marks a failed sample")
@@ -183,7 +187,7 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
         with path.open("w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(["dataset", "model", "question", "trial", "score"])
-            for qid, row in zip(result.ids, M):
+            for qid, row in zip(ids, M_run):
                 for j, v in enumerate(row):
                     if not np.isnan(v):
                         w.writerow([ds.name, config["model"], qid, j, repr(float(v))])

@@ -333,7 +333,10 @@ class Sequential:
         if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
             raise ValueError(f"the score range must be two finite numbers lo < hi, got ({lo}, {hi})")
         if null is not None:
-            null = V.real(null, "null")
+            try:
+                null = V.real(null, "null")
+            except ValueError:  # named as a slot, so the command line says --null
+                raise V.ArgumentError("{null} must be a finite number, got {value!r}", "null", value=null) from None
             if not lo < null < hi:
                 raise V.ArgumentError("{null} must lie strictly inside the range ({lo:g}, {hi:g}), got {value:g}: "
                                       "every mean is on one side of an end of the range, so there is nothing to "
@@ -365,9 +368,7 @@ class Sequential:
         kwargs = {} if grid is None else {"grid": grid}
         self._cs = BettingCS(self.alpha, lo, hi, extra=extra, bets=bets, **kwargs)
         self._samples = 0
-        self._lows: list[np.ndarray] = []
-        self._highs: list[np.ndarray] = []
-        self._sample_path: list[np.ndarray] = []
+        self._path = np.empty((2, 0))  # the sequence's lower and upper ends per question, grown by doubling
         self._stop: tuple[int, int, str, str] | None = None
 
     def _decide(self, lo: np.ndarray, hi: np.ndarray, q: np.ndarray, s: np.ndarray, empty: np.ndarray):
@@ -427,9 +428,11 @@ class Sequential:
         q = t0 + np.arange(1, x.size + 1)
         s = self._samples + np.cumsum(samples)
         self._samples = int(s[-1]) if s.size else self._samples
-        self._lows.append(lo)
-        self._highs.append(hi)
-        self._sample_path.append(s)
+        if self._cs.t > self._path.shape[1]:  # status() hands out views of the path, never a copy of all of it
+            grown = np.empty((2, max(2 * self._path.shape[1], self._cs.t, 64)))
+            grown[:, :t0] = self._path[:, :t0]
+            self._path = grown
+        self._path[0, t0: self._cs.t], self._path[1, t0: self._cs.t] = lo, hi
         if self._stop is None and x.size:
             decision = self._decide(lo, hi, q, s, empty)
             hit = np.flatnonzero(decision != None)  # noqa: E711 - elementwise on an object array
@@ -462,9 +465,15 @@ class Sequential:
             log_e=None if self.null is None or t == 0 else self._cs.log_e(self.null),
             decision=stopped[2], stopped_at=stopped[0], samples_at_stop=stopped[1], reason=reason, rule=self.rule,
             assumptions=_ASSUMES,
-            path_lower=np.concatenate(self._lows) if self._lows else np.array([]),
-            path_upper=np.concatenate(self._highs) if self._highs else np.array([]), empty=self._cs.empty,
+            path_lower=_frozen(self._path[0, :t]), path_upper=_frozen(self._path[1, :t]), empty=self._cs.empty,
         )
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view: a Status's path shares the monitor's buffer, which later updates only extend."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 class SequentialCompare(Sequential):

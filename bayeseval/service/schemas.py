@@ -543,14 +543,15 @@ class PlanRequest(_Body):
     b: Optional[Outcomes] = None
     alpha: Probability = Field(0.05, description="two-sided test level; above 1.2e-16 (smaller ones make the critical "
                                                  "value infinite)")
-    power: Probability = Field(0.8, description="power to detect delta; above alpha / 2")
+    power: Probability = Field(0.8, description="power to detect delta; above alpha")
     level: Level = Field(0.95, description="level of the interval widths; below 1 - 1.2e-16")
     delta: Real | None = Field(None, description="the difference to detect: 1e-9 <= |delta| <= 1 for 0/1 "
                                                  "outcomes; up to hi - lo for scores")
 
     # bayeseval.plan uses z = ndtri(1 - alpha / 2) + ndtri(power) (detectable effect z * SE, questions needed
     # z^2 (...) / delta^2) and the t quantile at 0.5 + level / 2 (interval widths): refuse what makes them infinite
-    # in double precision (1 - alpha / 2 or 0.5 + level / 2 rounding to 1) or z <= 0 (a negative detectable effect)
+    # in double precision (1 - alpha / 2 or 0.5 + level / 2 rounding to 1), and a power at or below alpha (what a test
+    # at alpha rejects with when the models are equal: it plans nothing, and below alpha / 2 z <= 0)
     @field_validator("alpha")
     @classmethod
     def _finite_critical_value(cls, v):
@@ -562,11 +563,12 @@ class PlanRequest(_Body):
 
     @field_validator("power")
     @classmethod
-    def _power_above_half_alpha(cls, v, info: ValidationInfo):
+    def _power_above_alpha(cls, v, info: ValidationInfo):
         alpha = info.data.get("alpha")
-        if alpha is not None and not v > alpha / 2:
-            raise ValueError(f"power = {v:g} must exceed alpha / 2 = {alpha / 2:g}: a two-sided test at alpha rejects "
-                             "with at least that probability, and below it the detectable effect comes out negative")
+        if alpha is not None and not v > alpha:
+            raise ValueError(f"power = {v:g} must exceed alpha = {alpha:g}: a two-sided test at alpha rejects with at "
+                             "least that probability when the models are equal, so a power at or below it plans "
+                             "nothing")
         return v
 
     @field_validator("delta")
