@@ -176,7 +176,8 @@ def main(argv=None) -> int:
     spreads = () if args.null_only else tuple(float(x) for x in args.sds.split(","))
     offset = {0.0: 50, SD: 0}  # the seeds of the first run's two designs kept; a new spread gets its own
     tasks = [(pool, M, N, args.reps, 3000 + 100 * i + j + offset.get(sd, 25 + 5 * k), sd)
-             for k, sd in enumerate(spreads + (0.0,)) for i, pool in enumerate(POOLS) for j, (M, N) in enumerate(SETTINGS)]
+             for k, sd in enumerate(spreads + (0.0,)) for i, pool in enumerate(POOLS)
+             for j, (M, N) in enumerate(SETTINGS)]
     with mp.Pool(args.workers) as p:
         res = dict(p.map(run, tasks, chunksize=1))
     out = ["# Calibration of compare()'s P(A > B) on benchmark-shaped pools", "",
@@ -198,7 +199,8 @@ def main(argv=None) -> int:
     for sd in spreads:
         for M, N in SETTINGS:
             rows = [r for (pool, m, n, s), v in res.items() if (m, n) == (M, N) and s == sd for r in v]
-            out += [f"## All pools, M = {M}, N = {N} ({len(rows)} replicates), d ~ N(0, {sd}^2)", ""] + table(rows) + [""]
+            out += [f"## All pools, M = {M}, N = {N} ({len(rows)} replicates), d ~ N(0, {sd}^2)", ""]
+            out += table(rows) + [""]
             for pool in POOLS if sd == SD else ():
                 out += [f"### {pool}, M = {M}, N = {N}", ""] + table(res[(pool, M, N, sd)]) + [""]
     return finish("\n".join(out), args.out, args.json, {"|".join(map(str, k)): v for k, v in res.items()})

@@ -69,7 +69,7 @@ CS_BET_CAP = 0.5  # c: the bet never risks more than half the capital on one obs
 # betting interval of intervals.py has its own, CI_BET_CAP = 0.9)
 AGRAPA_CAP = 0.75  # the paper's truncation for aGRAPA
 GRID = 4001
-_BLOCK = 1 << 22  # cells (observations x grid points) per block: bounds memory at about 100 MB
+_BLOCK = 1 << 20  # cells (observations x grid points) per block: about 100 MB at the peak of an update
 
 
 def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, float]):
