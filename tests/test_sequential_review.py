@@ -125,3 +125,16 @@ def test_a_null_that_is_not_a_number_names_the_option(tmp_path):
     rc, _, err = _cli(["run", str(ds), "--until", "decided", "--null", "nan", "--base-url", "http://127.0.0.1:9/v1",
                        "--out", str(tmp_path / "r")])
     assert rc == 2 and err.strip() == "bayeseval: error: --null must be a finite number, got nan"
+
+
+def test_a_run_whose_every_sample_failed_exits_1(tmp_path):
+    """600 of 600 samples failing (HTTP 400) exited 0 like a finished run; a script could not tell."""
+    ds = _dataset(tmp_path / "d.jsonl", 5)
+    with OpenAITestServer(faults=lambda number, body: "400") as srv:
+        rc, _, err = _cli(["run", str(ds), "--base-url", srv.base_url, "--out", str(tmp_path / "r"), "--quiet",
+                           "--scorer", "numeric", "--n", "2", "--retries", "0"])
+    assert rc == 1 and "bayeseval: error: every sample failed (10; the errors are in" in err
+    with OpenAITestServer(faults={1: "400"}) as srv:  # one request failing: a warning, exit 0
+        rc, _, err = _cli(["run", str(ds), "--base-url", srv.base_url, "--out", str(tmp_path / "s"), "--quiet",
+                           "--scorer", "numeric", "--n", "2", "--retries", "0"])
+    assert rc == 0 and "bayeseval: warning: 2 samples failed" in err

@@ -15,6 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from .._argtypes import error_line, level as _level, nonneg_int as _nonneg_int, positive as _positive, \
     positive_int as _positive_int
 from .engine import DEFAULT_BASE_URL
@@ -143,6 +145,10 @@ def cmd_run(args, stop=None) -> int:
     print(res.summary, end="" if res.summary.endswith("\n") else "\n")
     print(f"bayeseval: {res.requested} samples finished now, {res.resumed} read back; wrote {res.folder}",
           file=sys.stderr)
+    if res.matrix.size and np.isnan(res.matrix).all():  # nothing to evaluate: a script must not read it as done
+        print(f"bayeseval: error: every sample failed ({res.failures}; the errors are in {res.folder / 'samples.jsonl'}"
+              "; --retry-failed asks again)", file=sys.stderr)
+        return 1
     if res.failures:
         print(f"bayeseval: warning: {res.failures} samples failed (errors in {res.folder / 'samples.jsonl'}; "
               "--retry-failed asks again)", file=sys.stderr)

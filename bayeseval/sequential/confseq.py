@@ -35,7 +35,9 @@ differences that are mostly 0 (sparse disagreement) narrows fast.  ``bets="agrap
 paper's aGRAPA fraction (Section 5.3), :math:`\lambda_t(m) = \sum_{i<t} y_i / (1/4 + \sum_{i<t} y_i^2)` with
 :math:`y_i = x_i - m`, truncated at :math:`c = 3/4`: the capital then grows at nearly the Kelly-optimal rate,
 so a false ``m`` -- in particular a false null -- is rejected sooner; :class:`~bayeseval.sequential.Sequential`
-uses it (in simulations its sets were also narrower after 100 and 1,000 observations).
+uses it (in simulations its sets were also narrower after 100 and 1,000 observations for means near the middle of
+the range; not everywhere: for Bernoulli(0.9) outcomes at 100 observations the plug-in set is the narrower, 0.160
+wide against 0.175 on average over 50 seeded runs).
 
 The set is computed on a grid of candidate means (``grid`` points on [0, 1], plus any ``extra``
 points such as a null value or ROPE edges, evaluated exactly); reported endpoints are the nearest
