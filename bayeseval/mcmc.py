@@ -49,7 +49,7 @@ from scipy.special import expit
 
 from . import validate as V
 from .counts import to_counts
-from .metrics.engine import bernstein_eval, moments_rows
+from .metrics.engine import bernstein_eval, means_rows
 from .posterior import build
 from .results import _metric_list
 from ._protocol import Result
@@ -318,8 +318,7 @@ def _gh():
 def _population_beta(C: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """E[g(p)] for p ~ Beta(a, b), per draw (exact, through the engine's beta-binomial weights)."""
     z = np.zeros(a.size, dtype=np.int64)
-    mean, _, _ = moments_rows(z, z, a, b, C)
-    return mean
+    return means_rows(z, z, a, b, C)
 
 
 def _population_logitnormal(c: np.ndarray, m: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -435,6 +435,23 @@ def moments_rows(n, s, alpha, beta, C: np.ndarray, pairs=()):
     ``alpha`` and ``beta`` may be arrays (one prior per row), which is how the
     hierarchical model evaluates every (hyperparameter grid point, count) pair.
     """
+    return _moments(_rows_expect(n, s, alpha, beta), C, pairs)
+
+
+def means_rows(n, s, alpha, beta, C: np.ndarray) -> np.ndarray:
+    """The means alone of :func:`moments_rows` (``(rows, m)``): one beta-binomial expectation of degree ``k``, where
+    the variances need degree ``2k`` -- half the width, and a third of the work or less.
+
+    >>> C = np.array([[0.0], [1.0], [1.0]])  # pass@2
+    >>> bool(np.allclose(means_rows([4], [1], 1.0, 1.0, C), moments_rows([4], [1], 1.0, 1.0, C)[0]))
+    True
+    """
+    expect = _rows_expect(n, s, alpha, beta)
+    return _endpoint_expect(lambda D: expect(C.shape[0] - 1, D), C)
+
+
+def _rows_expect(n, s, alpha, beta):
+    """``expect(K, D)``: ``E[D_j]`` under ``BetaBin(j; K, alpha + s, beta + n - s)`` for every row, in blocks."""
     n = np.asarray(n, dtype=np.int64)
     s = np.asarray(s, dtype=np.int64)
     alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), n.shape)
@@ -446,7 +463,7 @@ def moments_rows(n, s, alpha, beta, C: np.ndarray, pairs=()):
             out[blk] = _betabinom_block(n[blk], s[blk], K, alpha[blk], beta[blk], None) @ D
         return out
 
-    return _moments(expect, C, pairs)
+    return expect
 
 
 def _moments(expect, C: np.ndarray, pairs):

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..counts import Counts
-from ..metrics.engine import bernstein_eval, moments_rows
+from ..metrics.engine import bernstein_eval, means_rows, moments_rows
 from ..priors import HierarchicalBeta, PriorSpec
 from ..targets import MetricSpec
 from .base import EXACT_GROUP
@@ -63,7 +63,7 @@ class HierarchicalBetaPosterior(_BinaryPosterior):
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         g, a_draw, b_draw = self.hier.sample(rng, n)
         if scope == "population":
-            pm, _, _ = moments_rows(np.zeros(n, np.int64), np.zeros(n, np.int64), a_draw, b_draw, self.C)
+            pm = means_rows(np.zeros(n, np.int64), np.zeros(n, np.int64), a_draw, b_draw, self.C)
             return self._combine(pm)
         M, m = self.M, self.C.shape[1]
         total = np.zeros((n, m))

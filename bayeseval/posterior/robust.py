@@ -70,7 +70,7 @@ from scipy.optimize import linprog
 from scipy.stats import binom
 
 from ..counts import Counts
-from ..metrics.engine import batch_points, bernstein_eval, moments_rows, product_coefficients, score_table
+from ..metrics.engine import batch_points, bernstein_eval, means_rows, moments_rows, product_coefficients, score_table
 from ..priors import BetaMixture, PriorSpec
 from ..targets import MetricSpec
 from .base import EXACT_GROUP, _mvnormal
@@ -246,8 +246,8 @@ class RobustPosterior(_BinaryPosterior):
             rows = np.flatnonzero(self.n_u == n)
             T = self._score_table(n)
             D = np.stack([T[:, x] * T[:, y] for x, y in pairs], axis=1)
-            e2, _, _ = moments_rows(np.full(rows.size * J, n), np.repeat(self.s_u[rows], J), np.tile(a, rows.size),
-                                    np.tile(b, rows.size), D)
+            e2 = means_rows(np.full(rows.size * J, n), np.repeat(self.s_u[rows], J), np.tile(a, rows.size),
+                            np.tile(b, rows.size), D)
             e2 = e2.reshape(rows.size, J, len(pairs))
             r = resp[:, rows]  # (G, rows, J)
             for c, (x, y) in enumerate(pairs):

@@ -48,7 +48,7 @@ from .. import validate as V
 from .._protocol import Result
 from .._text import text_table
 from ..counts import Counts, to_counts
-from ..metrics.engine import moments_rows
+from ..metrics.engine import means_rows, moments_rows
 from ..priors import BetaMixture
 from ..targets import parse
 from .scoring import unbiased_table
@@ -81,7 +81,7 @@ def _mixture_mean(mix: BetaMixture, n, s, c):
     """Posterior mean of g(p) per state (rows of n, s) under the pool (its point fit) updated by s of n."""
     r = mix.responsibilities(n, s, which="point")  # (U, J)
     U, J = r.shape
-    mean, _, _ = moments_rows(np.repeat(n, J), np.repeat(s, J), np.tile(mix.a, U), np.tile(mix.b, U), c[:, None])
+    mean = means_rows(np.repeat(n, J), np.repeat(s, J), np.tile(mix.a, U), np.tile(mix.b, U), c[:, None])
     return (r * mean[:, 0].reshape(U, J)).sum(axis=1)
 
 
