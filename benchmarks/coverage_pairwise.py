@@ -297,7 +297,8 @@ def main(argv=None) -> int:
                   "design measures), and the two labels of an item are negatively correlated (the design effect is "
                   "floored at 1: conservative).", ""]
     if "k" in studies:
-        parts += ["## 2. K systems: 95% intervals of the centred Davidson strengths", "",
+        parts += ["## 2. K systems: 95% intervals of the centred Davidson strengths "
+                  f"({max(args.reps // 2, 50)} replicates per cell: half the others)", "",
                   *k_systems(max(args.reps // 2, 50), rng), "",
                   "Target: the centred strengths the model estimates. Without an item effect they are the simulation's "
                   "(0.6, 0.2, -0.1, -0.7) centred; with an item effect N(0, 1) shared by an item's labels, the "

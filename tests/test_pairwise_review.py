@@ -354,3 +354,15 @@ def test_benchmark_scope_coverage_quoted_in_the_docs_is_the_benchmark_results():
            f"{max(one):.1f}%)" in doc
     outside = sum(not 93 <= x <= 97 for v in before.values() for x in v)
     assert f"the former interval had {outside} of 108 cells outside it" in doc
+
+
+def test_kappas_zero_standard_error_warning_says_whether_the_labels_agree_on_every_item_or_none():
+    """The fallback interval also serves labels that agree on no item (kappa -1), whose warning said they agree on
+    every item."""
+    from bayeseval.pairwise import judge_agreement
+
+    none = judge_agreement(["x", "y", "x", "y"], ["y", "x", "y", "x"])
+    assert none.agreement == 0.0 and none.kappa == -1.0
+    assert any("(the labels agree on no item)" in w for w in none.warnings)
+    every = judge_agreement(["x", "y", "x", "y"], ["x", "y", "x", "y"])
+    assert every.kappa == 1.0 and any("(the labels agree on every item)" in w for w in every.warnings)

@@ -279,11 +279,12 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
         if set(labels) == {neg, pos}:
             sens, spec = recall.get(pos), recall.get(neg)
     ai = _jeffreys(agree, n, level)
-    if kint is not None and kint[0] == kint[1]:  # the Wald sd is 0 (agreement on every item): no certainty, so
+    if kint is not None and kint[0] == kint[1]:  # the Wald sd is 0 (agreement on every item or none): no certainty, so
         # kappa = (p_o - p_e) / (1 - p_e) at the agreement interval's ends, the marginals (p_e) held fixed
         p_e = float(T.sum(axis=1) @ T.sum(axis=0)) / (n * n)
         kint = (max(-1.0, min(kappa, (ai["lo"] - p_e) / (1 - p_e))), min(1.0, max(kappa, (ai["hi"] - p_e) / (1 - p_e))))
-        warns.append("kappa's Wald standard error is 0 here (the labels agree on every item), so its interval is the "
+        said = "agree on every item" if agree == n else "agree on no item" if agree == 0 else "leave no spread"
+        warns.append(f"kappa's Wald standard error is 0 here (the labels {said}), so its interval is the "
                      "agreement interval carried to kappa with the labels' shares held fixed")
     return Agreement(n=n, labels=labels, agreement=agree / n, agreement_interval=(ai["lo"], ai["hi"]), kappa=kappa,
                      kappa_interval=kint, recall=recall, sensitivity=sens, specificity=spec, level=level, table=T,
