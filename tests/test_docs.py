@@ -234,3 +234,18 @@ def test_categorical_coverage_quoted_in_model_md_is_the_results_file():
             f"s = {wp[3]})") in flat
     ind = [exact[("dirichlet", s)] for s in ("benchmark", "population")]
     assert f"the independent Dirichlet covers {round(min(ind))}-{round(max(ind))} %" in flat
+
+
+def test_ragged_speed_quoted_in_honesty_md_is_the_results_file():
+    """docs/honesty.md quotes benchmarks/results_ragged.md (robust avg in benchmark scope, the population range,
+    the hierarchical cells); a re-run of the benchmark must carry the page with it."""
+    md = (ROOT / "benchmarks" / "results_ragged.md").read_text(encoding="utf-8")
+    flat = " ".join((ROOT / "docs" / "honesty.md").read_text(encoding="utf-8").split())
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines() if line.startswith("| 1,000 |")
+            or line.startswith("| 3,000 |")]
+    avg = {(r[0], r[3]): r for r in rows if r[2] == "avg"}
+    b1, b3 = avg[("1,000", "benchmark")], avg[("3,000", "benchmark")]
+    p1, p3 = avg[("1,000", "population")], avg[("3,000", "population")]
+    assert (f"avg in benchmark scope at {float(b1[4]):.1f} s for 1,000 questions ({b1[1]} states) and "
+            f"{float(b3[4]):.1f} s for 3,000 ({b3[1]} states), against {p1[4]}-{p3[4]} s in population scope; the "
+            f"hierarchical prior takes {float(b1[5]):.1f} s and {float(b3[5]):.1f} s there") in flat
