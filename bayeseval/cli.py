@@ -508,18 +508,28 @@ def _located(where: str, exc: ValueError) -> ValueError:
     return exc.prefixed(where) if isinstance(exc, V.ArgumentError) else ValueError(where + str(exc))
 
 
-def _run_folder_order(path: str):
-    """For a ``bayeseval run`` folder (its work dir lists the questions in the dataset's order): a function of a
-    run read from it giving the row order in which the run drew its questions; None for any other input."""
+def _run_folder_order(args):
+    """For the ``bayeseval run`` folders among the inputs (A, B and every --data; their work dir lists the questions
+    in the dataset's order): a function of a run giving the row order in which its run drew the questions, or None
+    for a run from any other input; None when no input is a run folder."""
     from .runner.engine import run_order
+    from .runner.store import read_run
 
-    folder = Path(str(path).split("::")[0])
-    order = run_order(folder) if (folder / "run.json").is_file() else None
-    if order is None:
+    orders = {}
+    for path in [args.a, args.b] + list(args.data or []):
+        folder = Path(str(path).split("::")[0])
+        order = run_order(folder) if (folder / "run.json").is_file() else None
+        if order is not None:
+            cfg = read_run(folder)["config"]
+            for model in {cfg.get("model_abbr"), cfg.get("model")} - {None}:
+                orders[(cfg.get("dataset_name"), model)] = (folder, {pos: r for r, pos in enumerate(order)})
+    if not orders:
         return None
-    rank = {pos: r for r, pos in enumerate(order)}
 
-    def rows(run) -> np.ndarray:
+    def rows(run) -> np.ndarray | None:
+        if (run.dataset, run.model) not in orders:
+            return None
+        folder, rank = orders[(run.dataset, run.model)]
         keys = [rank.get(int(i)) if str(i).lstrip("-").isdigit() else None for i in run.ids]
         if any(k is None for k in keys):
             raise UsageError(f"{folder}: its questions do not match the run's drawn order (run.json); monitor its "
@@ -532,13 +542,13 @@ def cmd_monitor(args) -> int:
     from .sequential import SequentialCompare, question_values
 
     name_a, name_b, pairs = _paired_runs(args)
-    drawn = _run_folder_order(args.a)
-    out = []
+    drawn = _run_folder_order(args)
+    out, ordered = [], False
     for da, ra, rb in pairs:
         va, vb, scale = _aligned(ra, rb)
-        if drawn is not None:  # a run folder: its questions in the random order the run took them
-            rows = drawn(ra)
-            va, vb = va[rows], vb[rows]
+        rows = None if drawn is None else drawn(ra)
+        if rows is not None:  # A from a run folder: its questions in the random order the run took them
+            va, vb, ordered = va[rows], vb[rows], True
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
@@ -550,7 +560,7 @@ def cmd_monitor(args) -> int:
     else:
         text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + st.summary() for d, st in out)
         text += ("\nQuestions are taken in the random order bayeseval run drew for A (its run.json's seed)."
-                 if drawn is not None else "\nQuestions are taken in the order of A's file: this is valid when that "
+                 if ordered else "\nQuestions are taken in the order of A's file: this is valid when that "
                  "is the order they were run in and it was random (bayeseval run's outcomes.json lists them so).")
     _write(text, args)
     return 0

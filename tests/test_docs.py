@@ -249,3 +249,25 @@ def test_ragged_speed_quoted_in_honesty_md_is_the_results_file():
     assert (f"avg in benchmark scope at {float(b1[4]):.1f} s for 1,000 questions ({b1[1]} states) and "
             f"{float(b3[4]):.1f} s for 3,000 ({b3[1]} states), against {p1[4]}-{p3[4]} s in population scope; the "
             f"hierarchical prior takes {float(b1[5]):.1f} s and {float(b3[5]):.1f} s there") in flat
+
+
+def test_calibration_numbers_quoted_are_the_results_table():
+    """docs/comparisons.md and the results file's reading quote its summary table: the PIT's largest decile gaps,
+    the deciles off by more than 2 MC se (stated and matched prior), and the wide spread's largest gap."""
+    md = (ROOT / "benchmarks" / "results_calibration_pools.md").read_text(encoding="utf-8")
+    flat_md = " ".join(md.split())
+    doc = " ".join((ROOT / "docs" / "comparisons.md").read_text(encoding="utf-8").split())
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.split("## Stated P(A > B), the same")[1]
+            .split("##")[0].splitlines() if line.startswith("| ") and not line.startswith("| pool")]
+    assert len(rows) == 16
+    beyond = lambda cell: int(cell.split(";")[1].strip(" )"))  # noqa: E731
+    pit = [float(r[7]) for r in rows]
+    assert f"largest decile gap {min(pit):.1f}-{max(pit):.1f} points" in doc
+    assert f"largest decile gap {min(pit):.1f}-{max(pit):.1f} points" in flat_md
+    assert (f"({sum(beyond(r[6]) for r in rows)} deciles off by more than 2 MC se over the 16 cells, against "
+            f"{sum(beyond(r[5]) for r in rows)} for the stated probability)") in flat_md
+    wide = [r for r in rows if r[3] == "1.0" and r[1] == "100"]
+    gaps = [float(r[5].split()[0]) for r in wide]
+    ses = [float(r[5].split("(")[1].split(";")[0]) for r in wide]
+    assert round(max(g / s for g, s in zip(gaps, ses)), 1) <= 1.1  # "within 1.1 MC se"
+    assert f"largest gap over the deciles of at least 50 replicates {min(gaps):.1f}-{max(gaps):.1f} points" in flat_md

@@ -177,3 +177,25 @@ def test_notes_that_name_rows_name_their_dataset_and_exports_keep_a_single_datas
         text = out.getvalue()
         rows = (pd.read_csv(io.StringIO(text)) if fmt == "csv" else pd.read_json(io.StringIO(text)))
         assert set(rows["dataset"]) == {"Game of 24, tasks 900-999 (Tree of Thoughts, Table 2)"}, fmt
+
+
+def test_aisbench_stand_in_note_and_the_pass_k_legend_follow_the_tables_dataset_rule():
+    """aisbench_summary's note on posterior means standing in named 'a pass@4' when the table held that row on two
+    datasets; the HTML pass@k figure's legend put a one-dataset input's long name before every model."""
+    pytest.importorskip("matplotlib")
+    from bayeseval.io import OutcomeSet
+    from bayeseval.report import html
+
+    two = np.array([[1, 0], [1, 1], [0, 0], [0, 1]])  # 2 trials: pass@4 undefined, its posterior mean stands in
+    eight = np.tile(np.array([[1, 0, 1, 1, 0, 0, 1, 0]]), (4, 1))
+    both = OutcomeSet.from_arrays({"a": two}, dataset="math").merge(
+        OutcomeSet.from_arrays({"a": eight}, dataset="code"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = be.evaluate(both, ["pass@4"])
+        one = be.evaluate(OutcomeSet.from_arrays({"a": eight, "b": eight[::-1]}, dataset="Long dataset name"),
+                          ["pass@1", "pass@2", "pass@4"])
+    assert tables.aisbench_summary(ev, style="markdown").rstrip().endswith(
+        "Posterior mean where the sample estimate is undefined (k > n for some question): math: a pass@4.")
+    fig = html._pass_k_figure(list(one), percent=True)
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["a", "b"]

@@ -57,8 +57,10 @@ def test_monitor_takes_a_run_folders_questions_in_the_order_the_run_drew_them(tm
     assert run_order(tmp_path / "A") == order and run_order(tmp_path) is None
     doc = json.loads((tmp_path / "A" / "outcomes.json").read_text())
     assert doc["models"]["A"]["questions"] == [f"q{i}" for i in order]  # the run's order, not the dataset's
-    for a, b in ((tmp_path / "A", tmp_path / "B"), (tmp_path / "A" / "outcomes.json", tmp_path / "B" / "outcomes.json")):
-        rc, out, _ = _cli(["monitor", str(a), str(b), "--until", "decided"])
+    data = ["--data", str(tmp_path / "A"), "--data", str(tmp_path / "B"), "A", "B"]  # the run folders through --data
+    for argv in ([str(tmp_path / "A"), str(tmp_path / "B")], data,
+                 [str(tmp_path / "A" / "outcomes.json"), str(tmp_path / "B" / "outcomes.json")]):
+        rc, out, _ = _cli(["monitor", *argv, "--until", "decided"])
         assert rc == 0
         assert "continue: no rule (decided) holds after 200 questions" in out, out
         assert "estimate                    +0.0000" in out

@@ -154,9 +154,10 @@ def _pass_k_figure(ests: list, percent: bool):
     from matplotlib.ticker import MaxNLocator
 
     by_model: dict = {}
+    several = len({e.dataset for e in ests}) > 1  # one dataset: the page names it; the legend names models
     for e in ests:
         k = int(_PASS_K.match(e.metric).group(1))
-        key = f"{e.dataset} / {e.model}" if e.dataset is not None else str(e.model)
+        key = f"{e.dataset} / {e.model}" if several and e.dataset is not None else str(e.model)
         by_model.setdefault(key, []).append((k, e))
     fig = _new_figure((6.4, 4.0))
     ax = fig.add_subplot()

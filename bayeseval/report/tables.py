@@ -386,6 +386,12 @@ def _other_methods(ests: list) -> str:
     return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {_row_names(kept, ests)}."
 
 
+def _row_label(e, several: bool, metric: str | None = None) -> str:
+    """``model metric`` (``metric`` as given, else the estimate's), led by the dataset where a table has several."""
+    return (f"{e.dataset}: " if several and e.dataset is not None else "") + f"{model_label(e)} " + (
+        str(e.metric) if metric is None else metric)
+
+
 def _row_names(rows: list, among: list | None = None) -> str:
     """``model metric`` per row, led by its dataset where the table's rows (``among``, default ``rows``) come from
     more than one.
@@ -396,8 +402,7 @@ def _row_names(rows: list, among: list | None = None) -> str:
     ('a pass^8', 'math: a pass^8')
     """
     several = len({getattr(e, "dataset", None) for e in (rows if among is None else among)}) > 1
-    names = [(f"{e.dataset}: " if several and e.dataset is not None else "") + f"{model_label(e)} {e.metric}"
-             for e in rows]
+    names = [_row_label(e, several) for e in rows]
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
 
@@ -1080,7 +1085,8 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
     tail = ""
     if note and interval is not None and ests:
         tail = "\n\n" + note_text(ests, percent=True, point=point, intervals=True, dataset=None, fallback=False)
-        stand_in = [f"{model_label(e)} {_aisbench_metric(e, metric_names)}" for e in ests if point_of(e, point)[1]]
+        several = len({e.dataset for e in ests}) > 1
+        stand_in = [_row_label(e, several, _aisbench_metric(e, metric_names)) for e in ests if point_of(e, point)[1]]
         if stand_in:  # AISBench's cells are numbers only, so the note names the rows instead of marking them
             tail += (" Posterior mean where the sample estimate is undefined (k > n for some question): "
                      + ", ".join(dict.fromkeys(stand_in)) + ".")

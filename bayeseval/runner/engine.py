@@ -17,7 +17,8 @@ is an error naming the key.  A run holds an exclusive lock on its folder
 fails at once instead of writing the same samples twice.
 
 **Stopping.**  ``stop(matrix) -> (bool, reason)`` is called each time a question's ``n`` samples are
-all in, with the score matrix of the questions done so far, in the random order drawn up front (a
+all in, with the score matrix of the questions done so far (read-only: a view of the run's rows), in the
+random order drawn up front (a
 question that finishes before an earlier one in that order waits for it: completion order would favour
 the quick, often easy questions), columns the ``n`` samples, NaN for a failed sample; when a resumed run already holds complete
 questions it is also called once before any request.  When it returns ``(True, reason)`` no new

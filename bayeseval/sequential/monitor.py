@@ -207,7 +207,8 @@ class Status(Result):
 
     ``lower``/``upper`` are the current confidence sequence; ``stopped_at`` is the number of questions
     at which the rule first held (None if it has not), with ``decision`` and ``reason``; ``path_lower``
-    and ``path_upper`` hold the sequence after every question.
+    and ``path_upper`` hold the sequence after every question (read-only views of the monitor's path, which later
+    updates only extend: copy one to change it).
     """
 
     what: str
