@@ -906,6 +906,8 @@ def cmd_rubric(args) -> int:
 def cmd_plot_coverage(args) -> int:
     from .report import coverage_plot, read_coverage_results
 
+    _check_output(args.output)
+    _check_image(args.output)
     if args.results is None:
         if not COVERAGE_RESULTS.exists():
             raise UsageError("no results file given, and benchmarks/results_coverage.md ships with a clone of the "

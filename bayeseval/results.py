@@ -767,6 +767,9 @@ def evaluate(models: Any, metrics: Any = ("avg",), *, missing: Any = None, ragge
     >>> [round(e.mean, 6) for e in ev]
     [0.642857, 0.839286]
     """
+    if "metric" in kwargs:  # estimate's argument; here it would reach each cell beside the metric being estimated
+        raise V.InputTypeError(f"evaluate takes metrics= (a list of metric names, or one name), not metric=; got "
+                               f"metric={kwargs['metric']!r}")
     if labels is not None:
         if isinstance(models, dict) or not isinstance(models, (list, tuple)):
             raise V.InputTypeError("labels= names a list of outcome matrices; a dict or OutcomeSet has its own names")

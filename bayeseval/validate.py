@@ -80,6 +80,20 @@ def _argument_error(template: str, names: tuple, prefix: str, values: dict) -> A
     return ArgumentError(template, *names, prefix=prefix, **values)
 
 
+def slotted(exc: ValueError, name: str) -> ValueError:
+    """``exc``, a message that begins with the argument ``name`` (``"rope must lie in ..."``), as an
+    :class:`ArgumentError` with that name in a slot, so the command line says ``--rope``; other errors (type errors
+    among them, which stay TypeErrors) unchanged.
+
+    >>> str(slotted(ValueError("rope must be a finite number, got nan"), "rope").spelled(lambda n: "--" + n))
+    '--rope must be a finite number, got nan'
+    """
+    text = str(exc)
+    if isinstance(exc, (ArgumentError, TypeError)) or not text.startswith(name + " "):
+        return exc
+    return ArgumentError("{" + name + "}{rest}", name, rest=text[len(name):])
+
+
 # Caps on the sizes a call may ask for, so that time and memory stay bounded by what an answer needs.
 # Checked wherever an argument of that name is validated; raise one with set_limits(k=50_000).
 LIMITS = {

@@ -140,3 +140,26 @@ def test_a_run_whose_every_sample_failed_exits_1(tmp_path):
         rc, _, err = _cli(["run", str(ds), "--base-url", srv.base_url, "--out", str(tmp_path / "s"), "--quiet",
                            "--scorer", "numeric", "--n", "2", "--retries", "0"])
     assert rc == 0 and "bayeseval: warning: 2 samples failed" in err
+
+
+def test_cli_and_library_messages_a_docs_review_found(tmp_path):
+    """--rope -0.1 / nan named the library's 'rope'; a column flag on an outcome file was ignored (exit 0);
+    plot-coverage -o cov.xyz ended in matplotlib's message; evaluate(metric=) and compare_all(labels=) failed with
+    messages about something else."""
+    import bayeseval as be
+
+    game = "examples/data/tot_game24.json"
+    for rope, said in (("-0.1", "--rope must lie in [0, inf), got -0.1"), ("nan", "--rope must be a finite number")):
+        rc, _, err = _cli(["compare", "--data", game, "gpt-4 CoT", "gpt-4 IO", "--rope", rope])
+        assert rc == 2 and err.strip().startswith("bayeseval: error: " + said), err
+    rc, _, err = _cli(["report", game, "--dataset-col", "bnech"])
+    assert rc == 2 and "column names (dataset='bnech') apply to tables" in err and "read as outcomes" in err
+    rc, _, err = _cli(["plot-coverage", "benchmarks/results_coverage.md", "-o", str(tmp_path / "cov.xyz")])
+    assert rc == 2 and "cov.xyz: unknown image type" in err
+    R = np.ones((4, 2), int)
+    with pytest.raises(TypeError, match="evaluate takes metrics= .*not metric="):
+        be.evaluate({"a": R}, metric="avg")
+    with pytest.raises(TypeError, match="compare_all names the models by the keys of models"):
+        be.compare_all({"a": R, "b": R}, labels=["a", "b"])
+    with pytest.raises(ValueError, match=r"^rope must lie in \[0, inf\), got -0.1$"):
+        be.compare(R, R, rope=-0.1)

@@ -402,11 +402,17 @@ def parse_rope(rope: Any) -> tuple[float, float] | None:
     if isinstance(rope, (bool, str)):
         raise V.InputTypeError(f"rope must be a half-width r > 0 or a pair (lo, hi), got {V.describe(rope)}")
     if np.ndim(rope) == 0:
-        r = V.real(rope, "rope", lo=0.0)
+        try:
+            r = V.real(rope, "rope", lo=0.0)
+        except ValueError as exc:  # the slot lets the command line say --rope
+            raise V.slotted(exc, "rope") from None
         if r <= 0:
             raise V.ArgumentError("{rope}: a half-width must be > 0, got {r}", "rope", r=r)
         return -r, r
-    lo, hi = (V.real(x, "rope") for x in rope) if len(rope) == 2 else (None, None)
+    try:
+        lo, hi = (V.real(x, "rope") for x in rope) if len(rope) == 2 else (None, None)
+    except ValueError as exc:
+        raise V.slotted(exc, "rope") from None
     if lo is None or not lo < hi:
         raise V.ArgumentError("{rope} must be a half-width or a pair (lo, hi) with lo < hi, got {rope_!r}", "rope",
                               rope_=rope)

@@ -207,6 +207,9 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     -----
     Tied draws are split at random (equally in expectation) for rank probabilities.
     """
+    if "labels" in metric_params:  # compare's argument; read here it would be taken for a parameter of the metric
+        raise V.InputTypeError("compare_all names the models by the keys of models (a dict name -> outcomes), not "
+                               "labels=")
     test = check_choice(test, "test", ("permutation", "bootstrap"))
     scope = check_choice(scope, "scope", SCOPES)
     method = check_choice(interval, "interval", METHODS)

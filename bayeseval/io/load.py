@@ -239,6 +239,10 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
                     guessed_wide = fmt == "wide"
             else:
                 raise ValueError(f"{path}: cannot tell the format from the name; pass format= one of {FORMATS[1:]}")
+    if fmt not in ("long", "wide", "model-columns") and columns:  # named columns of a layout that has none
+        raise ValueError(f"{path}: column names ({', '.join(f'{k}={v!r}' for k, v in columns.items())}) apply to "
+                         f"tables (long, wide or model-columns layouts); this input is read as {fmt}, whose layout is "
+                         "fixed: leave them out")
     if fmt == "outcomes":
         return read_outcomes(path)
     truncated = {"allow_truncated": bool(options["allow_truncated"])} if "allow_truncated" in options else {}

@@ -336,8 +336,8 @@ class Sequential:
         if null is not None:
             try:
                 null = V.real(null, "null")
-            except ValueError:  # named as a slot, so the command line says --null
-                raise V.ArgumentError("{null} must be a finite number, got {value!r}", "null", value=null) from None
+            except ValueError as exc:  # named as a slot, so the command line says --null
+                raise V.slotted(exc, "null") from None
             if not lo < null < hi:
                 raise V.ArgumentError("{null} must lie strictly inside the range ({lo:g}, {hi:g}), got {value:g}: "
                                       "every mean is on one side of an end of the range, so there is nothing to "
