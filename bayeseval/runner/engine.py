@@ -172,7 +172,7 @@ class _Session:
         self.requested = 0
         self.rank = {q: r for r, q in enumerate(order)}  # dataset position -> place in the drawn order
         self.moved = asyncio.Event()  # set (and replaced) each time the complete prefix grows
-        self.width, self.filled = 0, 0  # rows so far as one growing array (the stop hook's matrix, without restacking)
+        self.filled = 0  # rows so far as one growing array (the stop hook's matrix, without restacking)
         self.buffer = np.empty((0, n))
 
     def row(self, q: Question) -> np.ndarray:
