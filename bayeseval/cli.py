@@ -513,14 +513,13 @@ def _run_folder_order(args):
     in the dataset's order): a function of a run giving the row order in which its run drew the questions, or None
     for a run from any other input; None when no input is a run folder."""
     from .runner.engine import run_order
-    from .runner.store import read_run
 
     orders = {}
     for path in [args.a, args.b] + list(args.data or []):
         folder = Path(str(path).split("::")[0])
-        order = run_order(folder) if (folder / "run.json").is_file() else None
-        if order is not None:
-            cfg = read_run(folder)["config"]
+        found = run_order(folder) if (folder / "run.json").is_file() else None
+        if found is not None:
+            order, cfg = found
             for model in {cfg.get("model_abbr"), cfg.get("model")} - {None}:
                 orders[(cfg.get("dataset_name"), model)] = (folder, {pos: r for r, pos in enumerate(order)})
     if not orders:

@@ -678,7 +678,7 @@ def test_the_stop_hook_sees_questions_in_the_drawn_order_not_the_order_they_fini
     session = _Session(ds=None, order=[2, 0, 1], n=1, scorer=None, store=None,
                        stop=lambda m: (seen.append(m[:, 0].tolist()) or False, ""), progress=None)
     session.finished(0, np.array([0.0]))   # finished first, but drawn second: waits for question 2
-    assert session.rows == [] and seen == []
+    assert session.rows.size == 0 and seen == []
     session.finished(2, np.array([2.0]))
     assert seen == [[2.0, 0.0]]
     session.finished(1, np.array([1.0]))

@@ -54,7 +54,7 @@ def test_monitor_takes_a_run_folders_questions_in_the_order_the_run_drew_them(tm
                              "--scorer", "numeric", "--n", "1"])
             assert rc == 0
     order = drawn_order(m, 0)
-    assert run_order(tmp_path / "A") == order and run_order(tmp_path) is None
+    assert run_order(tmp_path / "A")[0] == order and run_order(tmp_path) is None
     doc = json.loads((tmp_path / "A" / "outcomes.json").read_text())
     assert doc["models"]["A"]["questions"] == [f"q{i}" for i in order]  # the run's order, not the dataset's
     data = ["--data", str(tmp_path / "A"), "--data", str(tmp_path / "B"), "A", "B"]  # the run folders through --data

@@ -43,8 +43,8 @@ from typing import Any
 
 from .. import validate as V
 from .._text import fmt_prob, near_bound
-from .tables import (estimates_of, interval_noun, interval_words, widened_rows, grid, level_label, mixed_note, mixed_units,
-                     point_of, scale_of, units_as_shown)
+from .tables import (estimates_of, grid, interval_noun, interval_words, level_label, mixed_note, mixed_units, point_of,
+                     scale_of, several_datasets, units_as_shown, widened_rows)
 
 __all__ = ["html_report", "write_html", "provenance", "fmt_bounded", "fmt_prob"]
 
@@ -154,7 +154,7 @@ def _pass_k_figure(ests: list, percent: bool):
     from matplotlib.ticker import MaxNLocator
 
     by_model: dict = {}
-    several = len({e.dataset for e in ests}) > 1  # one dataset: the page names it; the legend names models
+    several = several_datasets(ests)  # one dataset: the page names it; the legend names models
     for e in ests:
         k = int(_PASS_K.match(e.metric).group(1))
         key = f"{e.dataset} / {e.model}" if several and e.dataset is not None else str(e.model)

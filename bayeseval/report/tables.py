@@ -386,6 +386,11 @@ def _other_methods(ests: list) -> str:
     return f" Equal-tailed posterior interval where {_distinct(asked)} does not apply: {_row_names(kept, ests)}."
 
 
+def several_datasets(ests) -> bool:
+    """Whether the estimates come from more than one dataset: then rows, notes and legends name each one's."""
+    return len({getattr(e, "dataset", None) for e in ests}) > 1
+
+
 def _row_label(e, several: bool, metric: str | None = None) -> str:
     """``model metric`` (``metric`` as given, else the estimate's), led by the dataset where a table has several."""
     return (f"{e.dataset}: " if several and e.dataset is not None else "") + f"{model_label(e)} " + (
@@ -401,7 +406,7 @@ def _row_names(rows: list, among: list | None = None) -> str:
     >>> _row_names(rows[:1]), _row_names(rows[:1], among=rows)
     ('a pass^8', 'math: a pass^8')
     """
-    several = len({getattr(e, "dataset", None) for e in (rows if among is None else among)}) > 1
+    several = several_datasets(rows if among is None else among)
     names = [_row_label(e, several) for e in rows]
     return ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
 
@@ -1085,7 +1090,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
     tail = ""
     if note and interval is not None and ests:
         tail = "\n\n" + note_text(ests, percent=True, point=point, intervals=True, dataset=None, fallback=False)
-        several = len({e.dataset for e in ests}) > 1
+        several = several_datasets(ests)
         stand_in = [_row_label(e, several, _aisbench_metric(e, metric_names)) for e in ests if point_of(e, point)[1]]
         if stand_in:  # AISBench's cells are numbers only, so the note names the rows instead of marking them
             tail += (" Posterior mean where the sample estimate is undefined (k > n for some question): "

@@ -53,6 +53,7 @@ import numpy as np
 
 from .. import validate as V
 from .client import ChatClient, ClientOptions, RequestFailed, preflight, require_httpx
+from ..sequential.monitor import GrowingRows
 from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
 from .store import RUN_FORMAT, RunLock, SampleStore, check_config, now, read_run, write_run
@@ -104,12 +105,13 @@ def drawn_order(total: int, seed: int) -> list[int]:
     return order
 
 
-def run_order(folder: str | Path) -> list[int] | None:
-    """The drawn order (dataset positions) of the finished run in ``folder``, from its ``run.json`` (seed and number
-    of questions); None where ``folder`` holds no finished run."""
+def run_order(folder: str | Path) -> tuple[list[int], dict] | None:
+    """The drawn order (dataset positions) of the finished run in ``folder`` and its configuration, from its
+    ``run.json`` (seed and number of questions); None where ``folder`` holds no finished run."""
     try:
         doc = read_run(Path(folder))
-        return None if doc is None else drawn_order(int(doc["last"]["questions_total"]), int(doc["config"]["seed"]))
+        return None if doc is None else (
+            drawn_order(int(doc["last"]["questions_total"]), int(doc["config"]["seed"])), doc["config"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -164,7 +166,7 @@ class _Session:
         self.ds, self.order, self.n, self.scorer, self.store = ds, order, n, scorer, store
         self.stop, self.progress = stop, progress
         self.stopped, self.stop_reason = False, None
-        self.rows: list[np.ndarray] = []
+        self.rows = GrowingRows(n)  # the questions order[:next_pos], in that order (the stop hook's matrix)
         self.done: dict[int, np.ndarray] = {}  # finished questions not yet in rows (a question before them is open)
         self.next_pos = 0  # rows holds the questions order[:next_pos]
         self.started: set[int] = set()
@@ -172,32 +174,16 @@ class _Session:
         self.requested = 0
         self.rank = {q: r for r, q in enumerate(order)}  # dataset position -> place in the drawn order
         self.moved = asyncio.Event()  # set (and replaced) each time the complete prefix grows
-        self.filled = 0  # rows so far as one growing array (the stop hook's matrix, without restacking)
-        self.buffer = np.empty((0, n))
 
     def row(self, q: Question) -> np.ndarray:
         key = str(q.id)
         return np.array([np.nan if (r := self.store.records[(key, j)]).get("error") is not None else r["score"]
                          for j in range(self.n)], dtype=float)
 
-    def matrix(self) -> np.ndarray:
-        """``rows`` as one array, grown by doubling (a copy per call would cost O(questions) each time)."""
-        new = self.rows[self.filled:]
-        if self.filled + len(new) > self.buffer.shape[0]:
-            grown = np.empty((max(2 * self.buffer.shape[0], self.filled + len(new), 64), self.n))
-            grown[: self.filled] = self.buffer[: self.filled]
-            self.buffer = grown
-        if new:
-            self.buffer[self.filled: self.filled + len(new)] = new
-            self.filled += len(new)
-        view = self.buffer[: self.filled]
-        view.flags.writeable = False
-        return view
-
     def ask_stop(self) -> None:
-        if self.stop is None or self.stopped or not self.rows:
+        if self.stop is None or self.stopped or not self.rows.size:
             return
-        verdict, reason = _parse_stop(self.stop(self.matrix()))
+        verdict, reason = _parse_stop(self.stop(self.rows.view()))
         if verdict:
             self.stopped, self.stop_reason = True, reason
 
@@ -235,7 +221,7 @@ class _Session:
         """Move finished questions at the head of the drawn order into ``rows``; True if any moved."""
         start = self.next_pos
         while self.next_pos < len(self.order) and self.order[self.next_pos] in self.done:
-            self.rows.append(self.done.pop(self.order[self.next_pos]))
+            self.rows.append(self.done.pop(self.order[self.next_pos])[None, :])
             self.next_pos += 1
         if self.next_pos > start:
             moved, self.moved = self.moved, asyncio.Event()

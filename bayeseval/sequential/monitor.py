@@ -369,7 +369,7 @@ class Sequential:
         kwargs = {} if grid is None else {"grid": grid}
         self._cs = BettingCS(self.alpha, lo, hi, extra=extra, bets=bets, **kwargs)
         self._samples = 0
-        self._path = np.empty((2, 0))  # the sequence's lower and upper ends per question, grown by doubling
+        self._path = GrowingRows(2)  # the sequence's lower and upper ends per question
         self._stop: tuple[int, int, str, str] | None = None
 
     def _decide(self, lo: np.ndarray, hi: np.ndarray, q: np.ndarray, s: np.ndarray, empty: np.ndarray):
@@ -429,11 +429,7 @@ class Sequential:
         q = t0 + np.arange(1, x.size + 1)
         s = self._samples + np.cumsum(samples)
         self._samples = int(s[-1]) if s.size else self._samples
-        if self._cs.t > self._path.shape[1]:  # status() hands out views of the path, never a copy of all of it
-            grown = np.empty((2, max(2 * self._path.shape[1], self._cs.t, 64)))
-            grown[:, :t0] = self._path[:, :t0]
-            self._path = grown
-        self._path[0, t0: self._cs.t], self._path[1, t0: self._cs.t] = lo, hi
+        self._path.append(np.column_stack([lo, hi]))  # status() hands out views of the path, never a copy
         if self._stop is None and x.size:
             decision = self._decide(lo, hi, q, s, empty)
             hit = np.flatnonzero(decision != None)  # noqa: E711 - elementwise on an object array
@@ -466,15 +462,38 @@ class Sequential:
             log_e=None if self.null is None or t == 0 else self._cs.log_e(self.null),
             decision=stopped[2], stopped_at=stopped[0], samples_at_stop=stopped[1], reason=reason, rule=self.rule,
             assumptions=_ASSUMES,
-            path_lower=_frozen(self._path[0, :t]), path_upper=_frozen(self._path[1, :t]), empty=self._cs.empty,
+            path_lower=self._path.view()[:, 0], path_upper=self._path.view()[:, 1], empty=self._cs.empty,
         )
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only view: a Status's path shares the monitor's buffer, which later updates only extend."""
-    v = a.view()
-    v.flags.writeable = False
-    return v
+class GrowingRows:
+    """Rows appended in blocks to one array grown by doubling: :meth:`view` hands out all the rows so far, read-only,
+    without a copy (later appends only extend the array, so a view handed out earlier never changes).  What a
+    monitor shows after every question costs O(new rows), not O(all rows), per look.
+
+    >>> g = GrowingRows(2)
+    >>> g.append(np.array([[1.0, 2.0]])); g.append(np.array([[3.0, 4.0], [5.0, 6.0]]))
+    >>> g.view().tolist(), g.view().flags.writeable
+    ([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], False)
+    """
+
+    def __init__(self, width: int):
+        self._a = np.empty((0, width))
+        self.size = 0
+
+    def append(self, rows: np.ndarray) -> None:
+        end = self.size + len(rows)
+        if end > self._a.shape[0]:
+            grown = np.empty((max(2 * self._a.shape[0], end, 64), self._a.shape[1]))
+            grown[: self.size] = self._a[: self.size]
+            self._a = grown
+        self._a[self.size: end] = rows
+        self.size = end
+
+    def view(self) -> np.ndarray:
+        v = self._a[: self.size]
+        v.flags.writeable = False
+        return v
 
 
 class SequentialCompare(Sequential):
