@@ -508,46 +508,16 @@ def _located(where: str, exc: ValueError) -> ValueError:
     return exc.prefixed(where) if isinstance(exc, V.ArgumentError) else ValueError(where + str(exc))
 
 
-def _run_folder_order(args):
-    """For the ``bayeseval run`` folders among the inputs (A, B and every --data; their work dir lists the questions
-    in the dataset's order): a function of a run giving the row order in which its run drew the questions, or None
-    for a run from any other input; None when no input is a run folder."""
-    from .runner.engine import run_order
-
-    orders = {}
-    for path in [args.a, args.b] + list(args.data or []):
-        folder = Path(str(path).split("::")[0])
-        found = run_order(folder) if (folder / "run.json").is_file() else None
-        if found is not None:
-            order, cfg = found
-            for model in {cfg.get("model_abbr"), cfg.get("model")} - {None}:
-                orders[(cfg.get("dataset_name"), model)] = (folder, {pos: r for r, pos in enumerate(order)})
-    if not orders:
-        return None
-
-    def rows(run) -> np.ndarray | None:
-        if (run.dataset, run.model) not in orders:
-            return None
-        folder, rank = orders[(run.dataset, run.model)]
-        keys = [rank.get(int(i)) if str(i).lstrip("-").isdigit() else None for i in run.ids]
-        if any(k is None for k in keys):
-            raise UsageError(f"{folder}: its questions do not match the run's drawn order (run.json); monitor its "
-                             "outcomes.json instead")
-        return np.argsort(keys, kind="stable")
-    return rows
-
-
 def cmd_monitor(args) -> int:
     from .sequential import SequentialCompare, question_values
 
+    from .io.load import RUN_ORDER
+
     name_a, name_b, pairs = _paired_runs(args)
-    drawn = _run_folder_order(args)
     out, ordered = [], False
     for da, ra, rb in pairs:
-        va, vb, scale = _aligned(ra, rb)
-        rows = None if drawn is None else drawn(ra)
-        if rows is not None:  # A from a run folder: its questions in the random order the run took them
-            va, vb, ordered = va[rows], vb[rows], True
+        va, vb, scale = _aligned(ra, rb)  # in A's order: a run folder's is the random order the run drew
+        ordered = ordered or ra.meta.get("order") == RUN_ORDER
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
@@ -558,7 +528,7 @@ def cmd_monitor(args) -> int:
         text = json.dumps([{"dataset": d, **st.to_dict()} for d, st in out], indent=1)
     else:
         text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + st.summary() for d, st in out)
-        text += ("\nQuestions are taken in the random order bayeseval run drew for A (its run.json's seed)."
+        text += ("\nQuestions are taken in the random order bayeseval run drew for A (its outcomes.json lists them so)."
                  if ordered else "\nQuestions are taken in the order of A's file: this is valid when that "
                  "is the order they were run in and it was random (bayeseval run's outcomes.json lists them so).")
     _write(text, args)

@@ -545,8 +545,7 @@ def to_counts(
         if w is not None:
             R.check_weights(w)
         return R
-    if isinstance(ragged, (np.bool_, bool)) is False:
-        raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")
+    ragged = V.flag(ragged, "ragged")
     K_fixed = None
     if categories is not None:
         K_fixed = V.integer(categories, "categories", minimum=2)

@@ -217,8 +217,7 @@ def score_matrix(R: Any, *, score_range: Any = None, missing: Any = None, mask: 
     if isinstance(R, (Scores, Counts)):
         raise V.InputTypeError(f"{name} is already counted; the scores themselves (a matrix) are needed here")
     lo, hi = score_range_arg(score_range) or (0.0, 1.0)
-    if not isinstance(ragged, (bool, np.bool_)):
-        raise V.InputTypeError(f"ragged must be True or False, got {V.describe(ragged)}")
+    ragged = V.flag(ragged, "ragged")
     if hasattr(R, "to_numpy") and hasattr(R, "index") and hasattr(R, "columns"):
         if ids is None:
             ids = R.index.to_numpy()

@@ -136,6 +136,17 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
+def flag(value: Any, name: str) -> bool:
+    """``value`` as a Python bool; anything but True or False (numpy's included) is refused, naming ``name``.
+
+    >>> flag(np.True_, "shrink"), flag(False, "shrink")
+    (True, False)
+    """
+    if not _is_bool(value):
+        raise InputTypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
 def integer(value: Any, name: str, *, minimum: int | None = None, capped: bool = True, limit: str | None = None) -> int:
     """Return ``value`` as a Python int; bools, floats and strings are refused.  Arguments named in
     :data:`LIMITS` (``k``, ``draws``, ``resamples``, ...) must also be at most their cap; ``limit`` names the cap

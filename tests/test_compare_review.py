@@ -180,3 +180,22 @@ def test_swapping_the_models_mirrors_the_bootstrap():
     assert (ab.lo, ab.hi) == (-ba.hi, -ba.lo)
     assert (ab["percentile"]["lo"], ab["percentile"]["hi"]) == (-ba["percentile"]["hi"], -ba["percentile"]["lo"])
     assert ab["bias_correction"] == -ba["bias_correction"] and ab["se"] == ba["se"]
+
+
+def test_compare_all_bootstrap_names_no_winner_on_too_few_differing_questions():
+    """From a docs review: compare_all(test="bootstrap") decided on the bootstrap p alone, naming a winner on 3
+    differing questions of 6 (p = 0.03) where compare says 'undecided: only 3 of 6 questions differ'."""
+    A, B = np.array([[1]] * 3 + [[0]] * 3), np.array([[0]] * 6)
+    rk = be.compare_all({"a": A, "b": B}, test="bootstrap", resamples=2000)
+    assert rk.pairs[0]["p_value"] < 0.05 and rk.pairs[0]["decision"] is None
+    assert be.compare(A, B).decision is None
+    A, B = np.array([[1]] * 12 + [[0]] * 3), np.array([[0]] * 15)  # 12 differing, all one way: decided
+    assert be.compare_all({"a": A, "b": B}, test="bootstrap", resamples=2000).pairs[0]["decision"] == "A"
+
+
+def test_plan_refuses_an_alpha_too_small_to_compute_with():
+    """plan(alpha=1e-20) ended in OverflowError (cannot convert float infinity to integer) from its summary."""
+    A = np.random.default_rng(0).integers(0, 2, (50, 4))
+    with pytest.raises(ValueError, match=r"alpha = 1e-20 is too small to compute with"):
+        be.plan(A, delta=0.02, alpha=1e-20)
+    assert be.plan(A, delta=0.02, alpha=1.2e-16).questions_needed(0.02, 4) > 0

@@ -190,6 +190,12 @@ def test_out_of_retries_is_recorded_as_failed_and_reported(tmp_path):
         ais = read_aisbench(tmp_path / "out")
         assert any("fewer than n=3 successful prediction lines" in w for w in ais.warnings)
         assert np.array_equal(ais.matrix(res.abbr), np.nan_to_num(res.matrix, nan=0.0))
+        # the folder itself is read from outcomes.json, failures missing (it was read as the AISBench work dir:
+        # 50.6% where the run's own summary said 63.3%, in a review's run with 32 of 160 failed)
+        folder = be.load(tmp_path / "out")
+        assert np.array_equal(folder.matrix("test-model"), out.matrix("test-model"), equal_nan=True)
+        kept = res.matrix[~np.isnan(res.matrix).all(axis=1)]  # q3: every sample failed, so no observed trial
+        assert be.estimate(folder.counts("test-model")).mean == pytest.approx(be.estimate(kept).mean)
         # a resume with --retry-failed asks again for exactly the failed samples
         srv.faults, before = {}, srv.stats["choices"]
         res2 = run(data, base_url=srv.base_url, n=3, scorer="numeric", out=tmp_path / "out", retries=2,
@@ -376,9 +382,11 @@ def test_report_folder_is_read_back_by_bayesevals_aisbench_reader(tmp_path):
     for k, v in expected.items():
         assert run_.reported[k] == pytest.approx(v) and run_.meta["recomputed"][k] == pytest.approx(v)
         assert run_.meta["summary"][k] == pytest.approx(v, abs=0.005)   # the summary CSV, 2 decimals
-    # the same through bayeseval.load (detects the work dir), and the outcome file
-    assert np.array_equal(be.load(out).matrix(res.abbr), res.matrix)
-    s = be.load(out / "outcomes.json")  # the run's own file lists the questions in the order the run drew them
+    # the same through bayeseval.load(format="aisbench"); the folder itself is read from the run's own outcome file,
+    # which lists the questions in the order the run drew them
+    assert np.array_equal(be.load(out, format="aisbench").matrix(res.abbr), res.matrix)
+    s = be.load(out / "outcomes.json")
+    assert np.array_equal(be.load(out).matrix("test-model"), s.matrix("test-model"))
     assert sorted(res.order) == list(range(12)) and res.order != list(range(12))
     assert list(s.run("test-model").ids) == [res.ids[i] for i in res.order]
     assert np.array_equal(s.matrix("test-model"), res.matrix[res.order])

@@ -225,7 +225,8 @@ def test_limit_stops_before_bad_records_after_it(tmp_path):
     assert str(info.value) == f"{path}: line 5: {NOT_JSON}"
     with pytest.raises(ValueError) as info:         # without a limit the whole file is checked, as before
         load_dataset(path)
-    assert str(info.value) == f"{path}: not UTF-8 text (invalid start byte)"
+    assert str(info.value) == (f"{path}: not UTF-8 text (invalid start byte); the dataset is JSON Lines (one JSON "
+                               "object per line): convert a Parquet, zip or other binary file first")
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -233,7 +234,8 @@ def test_limit_stops_before_bad_records_after_it(tmp_path):
     ('{"prompt": "x"}', "line 3: no answer: the line has no 'answer' field"),
     ('{"id": "q0", "prompt": "x", "answer": 1}', "line 3: duplicate question id 'q0' (also on line 1)"),
     ("[1]", "line 3: expected a JSON object, got list"),
-    (b"\xc3(", "not UTF-8 text (invalid continuation byte)"),
+    (b"\xc3(", "not UTF-8 text (invalid continuation byte); the dataset is JSON Lines (one JSON object per line): "
+               "convert a Parquet, zip or other binary file first"),
 ])
 def test_limit_keeps_the_errors_within_it(tmp_path, bad, message):
     path = _lines(tmp_path / "d.jsonl", [question(0), question(1), bad, question(3)])
@@ -308,3 +310,25 @@ def test_a_limited_run_resumes_with_another_limit_or_none(tmp_path, capsys):
         assert srv.stats["requests"] == 6
     pairs = sorted(json.loads(x)["question"] for x in (out / "samples.jsonl").read_text().splitlines())
     assert pairs == [f"q{i}" for i in range(6)]
+
+
+def test_a_named_id_field_must_be_there_and_json_arrays_get_a_hint(tmp_path):
+    """From a review of docs/run.md: --id-field nope fell back to line numbers silently; a JSON array, an indented
+    file or a Parquet file was refused without saying the dataset is JSON Lines."""
+    from bayeseval.runner.dataset import load_dataset
+
+    lines = tmp_path / "d.jsonl"
+    lines.write_text('{"qid": "a", "prompt": "1+1?", "answer": 2}\n{"qid": "b", "prompt": "2+2?", "answer": 4}\n')
+    assert [q.id for q in load_dataset(lines, id_field="qid").questions] == ["a", "b"]
+    assert [q.id for q in load_dataset(lines).questions] == [1, 2]  # no 'id' field: line numbers
+    with pytest.raises(ValueError, match=r"d.jsonl: line 1: no 'nope' field for the question id \(--id-field\); "
+                                         r"the line has 'qid', 'prompt', 'answer'"):
+        load_dataset(lines, id_field="nope")
+    cases = {"pretty.json": '[\n  {"prompt": "a", "answer": 1}\n]\n', "one.json": '[{"prompt": "a", "answer": 1}]\n'}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ValueError, match=r"the dataset is JSON Lines, one object per line"):
+            load_dataset(tmp_path / name)
+    (tmp_path / "x.parquet").write_bytes(b"PAR1\x15\x04\x15\xff\xfe\x00")
+    with pytest.raises(ValueError, match=r"not UTF-8 text .*the dataset is JSON Lines"):
+        load_dataset(tmp_path / "x.parquet")

@@ -548,3 +548,37 @@ def test_shards_counted_one_by_one_give_the_one_query(tmp_path):
     shard(tmp_path / "none", "b.parquet", [], range(3))
     with pytest.raises(ValueError, match="no scores .* in any of its 2 files"):
         be.load(tmp_path / "none", progress=list)
+
+
+def test_the_repeat_a_gap_hides_from_the_engine_rule(tmp_path):
+    """docs/scale.md's example: trials 0, 0, 3 (three rows, max 3) pass the engine's rule, which the pandas reader
+    refuses; 0, 2, 2 (three rows, max 2, sum 4 != 3) is caught by the rule itself."""
+    def table(trials):
+        path = tmp_path / f"t{'_'.join(map(str, trials))}.csv"
+        pd.DataFrame({"model": "m", "question": "q0", "trial": trials, "score": [1] * len(trials)}).to_csv(path,
+                                                                                                           index=False)
+        return str(path)
+
+    with pytest.raises(ValueError, match=r"written more than once"):
+        count_table(table([0, 2, 2]))
+    hidden = table([0, 0, 3])
+    assert count_table(hidden).run("m").counts().n.tolist() == [3]
+    with pytest.raises(ValueError):
+        read_long(hidden)
+
+
+def test_a_url_without_httpfs_is_not_called_a_bad_file():
+    """Where httpfs cannot be loaded, a URL was refused as 'not a valid parquet table (An error occurred while trying
+    to automatically install the required extension 'httpfs:)'; the file is not at fault."""
+    from bayeseval.io.scale import _cursor
+
+    con = _cursor(duckdb)
+    try:
+        con.execute("LOAD httpfs")
+        pytest.skip("httpfs loads here: URLs are read")
+    except duckdb.Error:
+        pass
+    finally:
+        con.close()
+    with pytest.raises(ImportError, match=r"reading a URL needs DuckDB's httpfs extension"):
+        count_table("http://127.0.0.1:1/x.parquet")

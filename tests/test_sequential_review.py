@@ -17,7 +17,7 @@ pytest.importorskip("httpx")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bayeseval import cli  # noqa: E402
-from bayeseval.runner.engine import drawn_order, run_order  # noqa: E402
+from bayeseval.runner.engine import drawn_order  # noqa: E402
 from openai_testserver import OpenAITestServer, answer_of  # noqa: E402
 
 
@@ -41,8 +41,8 @@ def _dataset(path: Path, m: int) -> Path:
 def test_monitor_takes_a_run_folders_questions_in_the_order_the_run_drew_them(tmp_path):
     """The run folder's work dir lists the questions in the dataset's order; monitor took that order, so a dataset
     sorted with A right on its first half and B on its second (mean difference exactly 0) gave 'A is better' after
-    8 questions.  The run's own order is random; monitor now takes it (from run.json), and outcomes.json lists
-    the questions in it."""
+    8 questions.  The run's own order is random: outcomes.json lists the questions in it, and a run folder given to
+    monitor (or any command) is read from that file."""
     m = 200
     ds = _dataset(tmp_path / "sorted.jsonl", m)
     first = lambda p: int(re.search(r"Q(\d+):", p).group(1)) < m // 2  # noqa: E731
@@ -54,7 +54,6 @@ def test_monitor_takes_a_run_folders_questions_in_the_order_the_run_drew_them(tm
                              "--scorer", "numeric", "--n", "1"])
             assert rc == 0
     order = drawn_order(m, 0)
-    assert run_order(tmp_path / "A")[0] == order and run_order(tmp_path) is None
     doc = json.loads((tmp_path / "A" / "outcomes.json").read_text())
     assert doc["models"]["A"]["questions"] == [f"q{i}" for i in order]  # the run's order, not the dataset's
     data = ["--data", str(tmp_path / "A"), "--data", str(tmp_path / "B"), "A", "B"]  # the run folders through --data
@@ -163,3 +162,18 @@ def test_cli_and_library_messages_a_docs_review_found(tmp_path):
         be.compare_all({"a": R, "b": R}, labels=["a", "b"])
     with pytest.raises(ValueError, match=r"^rope must lie in \[0, inf\), got -0.1$"):
         be.compare(R, R, rope=-0.1)
+
+
+def test_a_monitor_with_no_questions_has_no_estimate_and_text_is_not_a_score():
+    """Sequential().update([]) reported estimate NaN (invalid JSON in to_dict); ['1', '0'] was read as 1.0, 0.0."""
+    from bayeseval.sequential import Sequential, SequentialCompare
+
+    st = Sequential().update([])
+    assert st.estimate is None and json.loads(json.dumps(st.to_dict()))["estimate"] is None
+    assert "estimate                 -" in st.summary()
+    for bad in (["1", "0"], np.array(["1", "0"]), [1, "0"]):
+        with pytest.raises(TypeError, match="scores must be numbers"):
+            Sequential().update(bad)
+    assert Sequential().update([True, False]).estimate == 0.5
+    with pytest.raises(ValueError, match="names must be two different model names"):
+        SequentialCompare(names=("x", "x"))

@@ -247,3 +247,32 @@ def test_serve_refuses_process_counts_that_are_typos(capsys, argv, text):
 def test_workers_from_the_environment_are_capped():
     with pytest.raises(ValueError, match=r"workers must be an integer from 0 to 64"):
         Settings(workers=100_000)
+
+
+def test_monitor_refuses_one_name_for_both_models(api):
+    """/v1/monitor took names ["x", "x"] (an 'x - x' difference), where /v1/compare refuses them."""
+    m = {"a": {"matrix": [[1, 0]] * 10}, "b": {"matrix": [[0, 0]] * 10}}
+    error_of(api.post("/v1/monitor", json={**m, "names": ["x", "x"]}), 422, "names")
+
+
+def test_serve_names_its_options_and_module_entry_point_refuses_in_one_line(capsys):
+    """bayeseval serve --timeout 0 said 'timeout must be ...'; python -m bayeseval.service --port 0 (or a busy port)
+    ended in a traceback and exit 1."""
+    from bayeseval.cli import main
+    from bayeseval.service.server import main as module_main
+
+    assert main(["serve", "--timeout", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "bayeseval: error: --timeout must be a positive number of seconds, got 0.0"
+    assert main(["serve", "--max-cells", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "bayeseval: error: --max-cells must be a positive integer, got 0"
+    assert module_main(["--port", "0"]) == 2
+    assert capsys.readouterr().err.strip() == ("python -m bayeseval.service: error: --port 0: a TCP port must be "
+                                               "between 1 and 65535")
+
+
+def test_a_graded_matrix_without_weights_names_the_matrix(api):
+    """A matrix holding a 2 (no weights) was refused naming metrics[0] and the library's 'R' and 'pass w'."""
+    for route in ("/v1/metrics", "/v1/report.html"):
+        err = error_of(api.post(route, json={"models": {"a": {"matrix": [[1, 2], [0, 1]]}}, "metrics": ["pass@2"]}),
+                       422, "models.a.matrix")
+        assert err["message"].startswith("models.a.matrix must be binary (0/1) for pass@2")

@@ -211,6 +211,10 @@ def plan(A: Any, B: Any = None, *, alpha: float = 0.05, power: float = 0.8, leve
     from .paired import as_counts, align
 
     alpha = V.probability(alpha, "alpha")
+    if 1 - alpha / 2 >= 1:  # the critical value z(1 - alpha / 2), and so every study size, would be infinite
+        raise V.ArgumentError("{alpha} = {value:g} is too small to compute with: 1 - alpha / 2 rounds to 1 in double "
+                              "precision, so the critical value and the questions needed are infinite; give alpha >= "
+                              "1.2e-16", "alpha", value=alpha)
     power = V.probability(power, "power")
     if power <= alpha:  # a two-sided test at alpha rejects with probability >= alpha at any difference
         raise V.ArgumentError("{power} must exceed {alpha} ({a:g}): a test at that level already rejects that often "

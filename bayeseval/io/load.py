@@ -210,6 +210,26 @@ def _vendor(fmt: str):
     return reader
 
 
+#: ``Run.meta["order"]`` of a run read from a ``bayeseval run`` folder: its rows are in the order the run drew them
+RUN_ORDER = "drawn by bayeseval run"
+
+
+def _run_outcomes(folder: Path) -> OutcomeSet | None:
+    """A ``bayeseval run`` folder's outcomes as the run wrote them (``outcomes.json``, or ``outcomes.csv`` of scores
+    in [0, 1] when the scorer gave partial credit): failed samples missing, not wrong, the questions in the order the
+    run drew them.  The AISBench work dir in the same folder counts a failed sample as wrong and holds no partial
+    credit; it is read only when asked for (``format="aisbench"``).  None before any question is complete."""
+    if (folder / "outcomes.json").is_file():
+        out = read_outcomes(folder / "outcomes.json")
+    elif (folder / "outcomes.csv").is_file():
+        out = read_long(folder / "outcomes.csv", score_range=(0.0, 1.0))
+    else:
+        return None
+    for run in out:
+        run.meta["order"] = RUN_ORDER
+    return out
+
+
 def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
@@ -222,6 +242,13 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
         columns = _header_roles(path, header, columns)
     if fmt == "auto" and path.is_file() and _declares_outcomes(path):
         fmt = "outcomes"
+    if fmt == "auto" and path.is_dir() and (path / "run.json").is_file():
+        own = _run_outcomes(path)  # a `bayeseval run` folder: its own outcome file, not the AISBench work dir beside it
+        if own is not None:
+            if columns:
+                raise ValueError(f"{path}: column names ({', '.join(f'{k}={v!r}' for k, v in columns.items())}) apply "
+                                 "to tables; this is a bayeseval run folder, read from its outcome file: leave them out")
+            return own
     if fmt == "auto":
         from .detect import detect
 

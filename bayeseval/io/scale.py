@@ -261,6 +261,10 @@ def count_table(source: Any, *, model: str | None = "model", question: str = "qu
     except duckdb.Error as exc:  # a file DuckDB cannot read: one line naming it, nothing reported
         what = str(source) if isinstance(source, (str, Path)) else "table"
         first = str(exc).splitlines()[0]
+        if "httpfs" in str(exc):  # a URL, and the extension that reads URLs is missing: not the file's fault
+            raise ImportError(f"{what}: reading a URL needs DuckDB's httpfs extension, which cannot be loaded into "
+                              f"this DuckDB ({duckdb.__version__}); download the file and pass its path "
+                              "(docs/scale.md, Remote files)") from None
         kind = {"parquet": "parquet", "csv": "CSV", "json": "JSON"}.get(
             _FORMATS.get(Path(what).suffix.lower(), ""), "readable")
         raise ValueError(f"{what}: not a valid {kind} table ({first})") from None
@@ -1047,8 +1051,9 @@ def _pool_trials(x, y, sx: dict, sy: dict, where: str | None):
 
 
 def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = False, **kw: Any) -> OutcomeSet:
-    """A folder or glob of shards counted shard by shard and added (counts add), with ``progress`` (a callable
-    wrapping an iterable, e.g. tqdm) over the shards; one file, a URL or a list is one query.  The result is the
+    """A folder or glob of shards counted: with ``progress`` (a callable wrapping an iterable, e.g. tqdm) shard by
+    shard and added (counts add), so the progress moves and an error names the shard; without it, or for one file,
+    a URL or a list, in one query over the files (faster; an error names the files).  The result is the
     one query's: an empty shard adds nothing, and where shards read on their own values differ (0/1 in one,
     partial credit in another) the files are counted together after all.
 

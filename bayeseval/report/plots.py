@@ -90,11 +90,6 @@ def _text(s: Any) -> str:
     return "\u200b" + s if s.startswith("_") else s
 
 
-def _bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise V.InputTypeError(f"{name} must be True or False, got {V.describe(value)}")
-    return value
-
 
 def palette(n: int) -> list:
     """``n`` distinct colours: matplotlib's ten-colour cycle up to ten, else ``n`` evenly spaced hues with
@@ -163,7 +158,7 @@ def forest(ev: Any, metric: str | None = None, ax: Any = None, *, point: str = "
     (['a', 'b'], [0.75, 0.25])
     """
     ests = estimates_of(ev)
-    percent = _bool(percent, "percent")
+    percent = V.flag(percent, "percent")
     if point not in ("value", "mean"):
         raise ValueError(f"point must be 'value' or 'mean', got {point!r}")
     if metric is not None and not isinstance(metric, str):
@@ -339,7 +334,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
     if scored:
         raise ValueError(f"pass@k curves need 0/1 outcomes; {', '.join(map(str, scored[:5]))} hold(s) scores or "
                          "graded categories (threshold them first, e.g. threshold=0.5 in estimate)")
-    percent = _bool(percent, "percent")
+    percent = V.flag(percent, "percent")
     per_panel = V.integer(per_panel, "per_panel", minimum=1)
     if point not in ("value", "mean"):
         raise ValueError(f"point must be 'value' or 'mean', got {point!r}")
@@ -354,7 +349,7 @@ def pass_at_k_curve(counts_by_model: Any, ks: Any = None, scope: str = "populati
             raise ValueError("ks must hold at least one k")
     if log is None:
         log = ks[-1] / ks[0] >= 20
-    log = _bool(log, "log")
+    log = V.flag(log, "log")
     _check_ax(ax)
     check_choice(interval, "interval", METHODS)  # a band per k of posterior intervals (see posterior_interval)
     scale = 100.0 if percent else 1.0
@@ -446,7 +441,7 @@ def rank_plot(ranking: Any, ax: Any = None, *, top: int | None = None, percent: 
 
     if not isinstance(ranking, Ranking):
         raise V.InputTypeError(f"ranking must be a Ranking (from bayeseval.compare_all), got {V.describe(ranking)}")
-    percent = _bool(percent, "percent")
+    percent = V.flag(percent, "percent")
     models = list(ranking.models)
     if top is not None:
         models = models[:V.integer(top, "top", minimum=1)]
@@ -524,7 +519,7 @@ def difference_density(comparison: Any, ax: Any = None, *, percent: bool = False
 
     if not isinstance(comparison, Comparison):
         raise V.InputTypeError(f"comparison must be a Comparison (from bayeseval.compare), got {V.describe(comparison)}")
-    percent = _bool(percent, "percent")
+    percent = V.flag(percent, "percent")
     fig, ax = _axes(ax, (6.0, 3.6))
     scale = 100.0 if percent else 1.0
     x = comparison.draws() * scale

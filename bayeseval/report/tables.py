@@ -117,11 +117,6 @@ def _choice(value: Any, name: str, options: tuple) -> str:
     return value
 
 
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise V.InputTypeError(f"{name} must be True or False, got {V.describe(value)}")
-    return value
-
 
 def _digits(digits: Any, percent: bool) -> int:
     if digits is None:
@@ -529,8 +524,8 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
                 comparisons: Any, baseline: Any, adjust: str, test: str, kind: str) -> Table:
     """Cells of the human formats; ``kind`` is "markdown", "latex" or "terminal" (header wording)."""
     ests = estimates_of(ev)
-    percent = _flag(percent, "percent")
-    intervals = _flag(intervals, "intervals")
+    percent = V.flag(percent, "percent")
+    intervals = V.flag(intervals, "intervals")
     point = _choice(point, "point", ("value", "mean"))
     d = _digits(digits, percent)
     g = grid(ests, models, metrics)
@@ -648,8 +643,8 @@ def to_markdown(ev: Any, *, metrics: Any = None, models: Any = None, digits: int
     <BLANKLINE>
     Note: estimate [95% normal-approximation credible interval], in percent; benchmark scope; prior: uniform.
     """
-    bold_best = _flag(bold_best, "bold_best")
-    note = _flag(note, "note")
+    bold_best = V.flag(bold_best, "bold_best")
+    note = V.flag(note, "note")
     t = build_table(ev, metrics=metrics, models=models, digits=digits, percent=percent, point=point,
                     intervals=intervals, comparisons=comparisons, baseline=baseline, adjust=adjust, test=test,
                     kind="markdown")
@@ -679,7 +674,7 @@ def to_terminal(ev: Any, *, metrics: Any = None, models: Any = None, digits: int
     Same layout and arguments as :func:`to_markdown`; ASCII headers (``delta avg vs A``).
     See the module example.
     """
-    note = _flag(note, "note")
+    note = V.flag(note, "note")
     t = build_table(ev, metrics=metrics, models=models, digits=digits, percent=percent, point=point,
                     intervals=intervals, comparisons=comparisons, baseline=baseline, adjust=adjust, test=test,
                     kind="terminal")
@@ -759,15 +754,15 @@ def to_latex(ev: Any, *, metrics: Any = None, models: Any = None, digits: int | 
     \bottomrule
     \end{tabular}
     """
-    bold_best = _flag(bold_best, "bold_best")
-    note = _flag(note, "note")
+    bold_best = V.flag(bold_best, "bold_best")
+    note = V.flag(note, "note")
     if caption is not None and not isinstance(caption, str):
         raise V.InputTypeError(f"caption must be a str, got {V.describe(caption)}")
     if label is not None and not isinstance(label, str):
         raise V.InputTypeError(f"label must be a str, got {V.describe(label)}")
     if float_env is None:
         float_env = caption is not None or label is not None
-    float_env = _flag(float_env, "float_env")
+    float_env = V.flag(float_env, "float_env")
     if not isinstance(position, str) or not position or any(ch not in "htbpH!" for ch in position):
         raise ValueError(f"position must be float placement letters from 'htbpH!', got {position!r}")
     t = build_table(ev, metrics=metrics, models=models, digits=digits, percent=percent, point=point,
@@ -1009,7 +1004,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
         interval = _choice(interval, "interval", ("columns", "ci"))
     point = _choice(point, "point", ("value", "mean"))
     digits = 2 if digits is None else V.integer(digits, "digits", minimum=0)
-    note = _flag(note, "note")
+    note = V.flag(note, "note")
     if metric_names is None:
         metric_names = {}
     if not isinstance(metric_names, dict) or not all(isinstance(v, str) for v in metric_names.values()):
@@ -1041,7 +1036,7 @@ def aisbench_summary(ev: Any, outcomes: Any = None, *, style: str = "csv", inter
 
     if reported is None:
         reported = outcomes is not None and any(run.reported for run in outcomes)
-    reported = _flag(reported, "reported")
+    reported = V.flag(reported, "reported")
     header = ["dataset", "version", "metric", "mode"]
     right = set()
     for m in models:

@@ -328,7 +328,7 @@ class ChatClient:
                     return await self._attempt(messages, n), attempt
             except RequestError as exc:
                 if not exc.retryable or attempt > self.options.retries:
-                    suffix = "" if not exc.retryable else f" (gave up after {attempt} attempts)"
+                    suffix = "" if not exc.retryable else f" (gave up after {attempt} attempt{'s' if attempt != 1 else ''})"
                     raise RequestFailed(f"{exc}{suffix}", attempt) from None
                 o = self.options
                 await asyncio.sleep(backoff_delay(attempt, o.backoff, o.max_backoff, exc.retry_after))

@@ -11,8 +11,8 @@ Each non-blank line is an object::
   renames the field; a list under that name is read as messages too);
 * the gold answer: the ``answer`` field (``--answer-field``), any JSON value (a string, a number, or
   a list of acceptable answers);
-* the question id: the ``id`` field (``--id-field``), a string or an integer; without it, the line
-  number (1-based).  Ids must be unique.
+* the question id: the ``id`` field, a string or an integer; without it, the line number (1-based).  A field
+  named with ``--id-field`` (other than ``id``) must be on every line.  Ids must be unique.
 
 The file is read and checked before any request is sent: a line that is not JSON (or is nested too
 deeply to decode), is not an object, lacks a prompt or an answer, or repeats an id is a ValueError
@@ -94,7 +94,8 @@ def _lines(path: Path, limit: int | None) -> tuple[list[tuple[int, str]], str]:
             try:
                 line = raw.decode("utf-8-sig" if ln == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+                raise ValueError(f"{path}: not UTF-8 text ({exc.reason}); the dataset is JSON Lines (one JSON object "
+                                 f"per line): convert a Parquet, zip or other binary file first") from None
             if line.strip():
                 kept.append((ln, line))
                 if len(kept) == limit:
@@ -127,9 +128,13 @@ def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field
         try:
             rec = loads(line, where, expected)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON (column {exc.colno}: {exc.msg})") from None
+            hint = ("; the dataset is JSON Lines, one object per line: a JSON array or an indented file must be "
+                    "rewritten so" if ln == lines[0][0] and line.lstrip().startswith(("[", "{")) else "")
+            raise ValueError(f"{where}: not valid JSON (column {exc.colno}: {exc.msg}){hint}") from None
         if not isinstance(rec, dict):
-            raise ValueError(f"{where}: expected a JSON object, got {type(rec).__name__}")
+            hint = ("; the dataset is JSON Lines, one object per line, not a JSON array"
+                    if isinstance(rec, list) and ln == lines[0][0] else "")
+            raise ValueError(f"{where}: expected a JSON object, got {type(rec).__name__}{hint}")
         if prompt_field in rec:
             messages = _messages(rec[prompt_field], where, prompt_field)
         elif "messages" in rec:
@@ -143,6 +148,9 @@ def load_dataset(path: str | Path, *, prompt_field: str = "prompt", answer_field
             if isinstance(qid, bool) or not isinstance(qid, (str, int)) or (isinstance(qid, str) and not qid.strip()):
                 raise ValueError(f"{where}: {id_field}: a question id is a non-empty string or an integer, got "
                                  f"{json.dumps(qid)[:60]}")
+        elif id_field != "id":  # a field named on purpose (--id-field) must be there: line numbers would hide a typo
+            raise ValueError(f"{where}: no {id_field!r} field for the question id (--id-field); the line has "
+                             f"{', '.join(map(repr, list(rec)[:8]))}")
         else:
             qid = ln
         key = str(qid)

@@ -58,7 +58,7 @@ from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
 from .store import RUN_FORMAT, RunLock, SampleStore, check_config, now, read_run, write_run
 
-__all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL", "drawn_order", "run_order"]
+__all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL", "drawn_order"]
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
 
@@ -105,24 +105,13 @@ def drawn_order(total: int, seed: int) -> list[int]:
     return order
 
 
-def run_order(folder: str | Path) -> tuple[list[int], dict] | None:
-    """The drawn order (dataset positions) of the finished run in ``folder`` and its configuration, from its
-    ``run.json`` (seed and number of questions); None where ``folder`` holds no finished run."""
-    try:
-        doc = read_run(Path(folder))
-        return None if doc is None else (
-            drawn_order(int(doc["last"]["questions_total"]), int(doc["config"]["seed"])), doc["config"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 def _check(value: Any, name: str, kind=int, lo: float = 1, allow_none: bool = False):
     if value is None and allow_none:
         return None
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (kind is float or float(value).is_integer())
     if not ok or not math.isfinite(value) or value < lo:
-        raise ValueError(f"--{name.replace('_', '-')} {value!r}: expected {'an integer' if kind is int else 'a number'} "
-                         f">= {lo:g}")
+        raise ValueError(f"--{name.replace('_', '-')} {value!r}: expected "
+                         f"{'an integer' if kind is int else 'a finite number'} >= {lo:g}")
     return kind(value)
 
 

@@ -215,7 +215,7 @@ class Status(Result):
     names: tuple
     questions: int
     samples: int
-    estimate: float
+    estimate: float | None  # None before the first question
     lower: float
     upper: float
     alpha: float
@@ -269,7 +269,8 @@ class Status(Result):
     def summary(self) -> str:
         level = f"{100 * (1 - self.alpha):g}%"
         rows = [["questions", f"{self.questions}"], ["samples", f"{self.samples}"],
-                ["estimate", f"{self.estimate:+.4f}" if self.what == "difference" else f"{self.estimate:.4f}"],
+                ["estimate", "-" if self.estimate is None else
+                 f"{self.estimate:+.4f}" if self.what == "difference" else f"{self.estimate:.4f}"],
                 [f"{level} confidence sequence", f"[{self.lower:.4f}, {self.upper:.4f}]" if not self.empty else
                  f"empty (every value rejected; least rejected near [{self.lower:.4f}, {self.upper:.4f}])"]]
         if self.p_value is not None:
@@ -285,6 +286,8 @@ class Status(Result):
 def _per_question(scores: Any, name: str) -> np.ndarray:
     """One score per question (a 1-D sequence of numbers): a matrix of trials is not per-question scores."""
     try:
+        if np.asarray(scores).dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in np.ravel(scores)):
+            raise TypeError  # "1" is text, not a score (numpy would read it as 1.0)
         x = np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
         raise V.InputTypeError(f"{name} must be numbers, one score per question, got {V.describe(scores)}") from None
@@ -458,7 +461,7 @@ class Sequential:
                 reason += f" (monitoring went on to {t} questions)"
         return Status(
             what=self.what, names=self.names, questions=t, samples=self._samples,
-            estimate=self._cs.mean, lower=lo, upper=hi, alpha=self.alpha, null=self.null,
+            estimate=float(self._cs.mean) if t else None, lower=lo, upper=hi, alpha=self.alpha, null=self.null,
             log_e=None if self.null is None or t == 0 else self._cs.log_e(self.null),
             decision=stopped[2], stopped_at=stopped[0], samples_at_stop=stopped[1], reason=reason, rule=self.rule,
             assumptions=_ASSUMES,
@@ -533,6 +536,8 @@ class SequentialCompare(Sequential):
             check_rope_span(rule.rope, -span, span, of=" of the difference")
         if not (isinstance(names, (tuple, list)) and len(names) == 2):
             raise V.InputTypeError("names must be two model names, e.g. ('new', 'base')")
+        if str(names[0]) == str(names[1]):  # 'x - x' would read as a model against itself
+            raise ValueError(f"names must be two different model names, got {list(names)!r}")
         super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid,
                          bets=bets)
         self._range = (float(lo), float(hi))

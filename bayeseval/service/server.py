@@ -17,6 +17,8 @@ import argparse
 import os
 import sys
 
+from .. import validate as V
+from .._argtypes import error_line
 from .settings import MAX_PROCESSES, Settings, parse_size
 
 __all__ = ["serve", "add_serve_parser", "cmd_serve", "DEFAULT_HOST", "DEFAULT_PORT"]
@@ -105,8 +107,14 @@ def cmd_serve(args) -> int:
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     if args.api_key_env and not key:
         raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set")
-    settings = Settings.from_env(api_key=key, workers=args.workers, timeout=args.timeout, max_body=args.max_body,
-                                 max_cells=args.max_cells)
+    try:
+        settings = Settings.from_env(api_key=key, workers=args.workers, timeout=args.timeout, max_body=args.max_body,
+                                     max_cells=args.max_cells)
+    except ValueError as exc:  # an option's value: name the option (--timeout, not timeout)
+        for name in ("timeout", "max_cells", "max_body", "workers"):
+            if getattr(args, name) is not None and V.slotted(exc, name) is not exc:
+                raise V.slotted(exc, name) from None
+        raise
     check_address(args.host, args.port)
     serve(args.host, args.port, settings=settings, processes=args.processes, log_level=args.log_level,
           access_log=not args.no_access_log)
@@ -140,4 +148,8 @@ def main(argv=None) -> int:
                                      epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_options(parser)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except (ValueError, TypeError, OSError, ImportError) as exc:  # as `bayeseval serve`: one line, exit 2
+        print(f"{parser.prog}: error: {error_line(exc)}", file=sys.stderr)
+        return 2

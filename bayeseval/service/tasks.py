@@ -84,11 +84,15 @@ def _field(context: str | None, known: dict | None = None, strip: str | None = N
 
 
 @contextmanager
-def _metric_field(field: str | None = None):
-    """Input errors of :func:`bayeseval.evaluate` as 422 naming the metric (``metrics[i]``) they came from."""
+def _metric_field(field: str | None = None, model: str | None = None):
+    """Input errors of :func:`bayeseval.evaluate` as 422 naming the metric (``metrics[i]``) they came from; an
+    outcome matrix that the metric cannot read (categories above 1 without weights) names the model's matrix."""
     try:
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
+        if model is not None and str(exc).startswith("R must be binary"):
+            msg = str(exc).replace("R must", f"{model}.matrix must", 1).replace("(pass w for", "(give weights for")
+            raise ServiceError(422, "validation_error", f"{model}.matrix", msg.replace("weights w", "weights")) from None
         i = getattr(exc, "metric_index", None)
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
@@ -182,7 +186,7 @@ def metrics(req: MetricsRequest) -> dict:
         data = {name: _counts(o, f"models.{name}") for name, o in req.models.items()}
         items = [metric_args(item) for item in req.metrics]
         for name, counts in data.items():  # counted once above; one population fit per model
-            with _metric_field():
+            with _metric_field(model=f"models.{name}"):
                 ev = B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
                                 interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
                                 seed=req.seed)
@@ -205,7 +209,7 @@ def report_html(req: MetricsRequest) -> str:
         items = [metric_args(item) for item in req.metrics]
         ests: list = []
         for name, counts in data.items():
-            with _metric_field():
+            with _metric_field(model=f"models.{name}"):
                 ests += B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
                                    interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
                                    seed=req.seed).estimates
@@ -275,7 +279,7 @@ def monitor(req: MonitorRequest) -> dict:
             with _field("b", {}):
                 same_range({name: as_counts(c, name, scores=True) if isinstance(c, B.Counts) and c.is_binary
                             and o.weights is None else c for name, (c, o) in sides.items()})
-        with _field("until", {"until": "until", "rope": "rope", "range": "until", "null": "until"}):
+        with _field("until", {"until": "until", "rope": "rope", "range": "until", "null": "until", "names": "names"}):
             seq = SequentialCompare(lo, hi, alpha=req.alpha, until=req.until, names=tuple(req.names), rope=req.rope)
         with _field("b", {"a": "a", "b": "b"}):  # b's scores outside a's range (graded with other weights)
             st = seq.update(xa, xb, samples=(np.asarray(a.n), np.asarray(b.n)))
@@ -295,8 +299,7 @@ def rank(req: RankRequest) -> dict:
         with _field("metric", known):
             res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
                                 prior=_prior(req.prior), test=req.test, pairs=req.pairs, draws=req.draws,
-                                resamples=req.resamples,
-                                **params)
+                                resamples=req.resamples, **params)
     return clean({**res.to_dict(), "warnings": warns})
 
 
