@@ -391,7 +391,7 @@ def _ranking(data, args, metric: str):
     models = {r.model: r.counts(str_ids) for r in binary}
     return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
                        resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
-                       **_metric_params(metric, args))
+                       shrink=getattr(args, "shrink", False), **_metric_params(metric, args))
 
 
 # --------------------------------------------------------------------------- compare
@@ -655,6 +655,11 @@ def _rank_text(ranking, top: int | None) -> str:
              f"adjusted over the {len(ranking.pairs)} tested")
     head = (f"{ranking.metric}, {ranking.scope} scope, {pct(ranking.level)} credible intervals; "
             + (f"the top {len(models)} of {k} models" if len(models) < k else f"{k} models") + which + ".")
+    if ranking.shrink is not None:
+        t = ranking.shrink
+        head += (f"\n--shrink: P(best), E[rank], the differences and P(A>B) pool the models' scores (exchangeable "
+                 f"normal prior, spread tau {t['median']:.3g}, 95% [{t['lo']:.3g}, {t['hi']:.3g}]); the estimates and "
+                 "the tests are each model's own.")
     header = ("rank", "model", "estimate", f"{pct(ranking.level)} interval", "P(best)", "E[rank]")
     if adjacent:
         header += ("vs next", "P(>next)", "p Holm")
@@ -1174,6 +1179,10 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--pairs", choices=("adjacent", "all"), default="adjacent",
                       help="which pairs get a paired test: neighbours in the ranking (default; shown on each "
                            "model's line) or all (a pair table follows)")
+    rank.add_argument("--shrink", action="store_true",
+                      help="partial pooling of the models' scores (three models or more): P(best), ranks, A - B and "
+                           "P(A>B) under an exchangeable prior whose spread is learnt from the models; the "
+                           "estimates and the tests stay each model's own")
     rank.add_argument("--top", type=_positive_int, default=None, metavar="K",
                       help="show only the K best models (text and --plot; JSON keeps every model)")
     rank.add_argument("--plot", metavar="FILE", help="save the rank plot: estimates with intervals, P(best), E[rank]")

@@ -3,7 +3,8 @@
 Prints, for K = 10, 30, 100, the wall time of ``compare_all`` (each model counted and its
 posterior built once, rank probabilities from one joint draw, tests for the K - 1 adjacent pairs)
 and, for K <= 30, the same with every pair tested (``pairs="all"``, what it did before), plus the
-time per model, so the growth in K is visible.  Run: ``python benchmarks/bench_compare_all.py --out benchmarks/results_compare_all.md``.
+time per model, so the growth in K is visible, and the default with ``shrink=True`` (partial pooling of the
+scores).  Run: ``python benchmarks/bench_compare_all.py --out benchmarks/results_compare_all.md``.
 """
 
 from __future__ import annotations
@@ -41,14 +42,15 @@ def main(argv=None) -> int:
         data = models(K)
         repeat = 3 if K < 100 else 2
         t_adj, _ = best_of(lambda: be.compare_all(data, seed=1), repeat)
+        t_shrink, _ = best_of(lambda: be.compare_all(data, seed=1, shrink=True), repeat)
         t_all = best_of(lambda: be.compare_all(data, seed=1, pairs="all"), 1)[0] if K <= 30 else None
-        rows.append((K, t_adj, t_adj / K, t_all))
+        rows.append((K, t_adj, t_adj / K, t_shrink, t_all))
     out = [f"# compare_all at leaderboard scale\n\n`python benchmarks/bench_compare_all.py`: {M} questions x {N} "
            f"trials, metric avg, population scope, defaults (best of 2-3 runs, seconds; python "
            f"{platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs).\n",
-           "| K models | default (adjacent pairs) | per model | pairs='all' |", "|---:|---:|---:|---:|"]
-    for K, t, per, t_all in rows:
-        out.append(f"| {K} | {t:.2f} | {per * 1000:.0f} ms | {'-' if t_all is None else f'{t_all:.2f}'} |")
+           "| K models | default (adjacent pairs) | per model | shrink=True | pairs='all' |", "|---:|---:|---:|---:|---:|"]
+    for K, t, per, t_shrink, t_all in rows:
+        out.append(f"| {K} | {t:.2f} | {per * 1000:.0f} ms | {t_shrink:.2f} | {'-' if t_all is None else f'{t_all:.2f}'} |")
     return finish("\n".join(out), args.out)
 
 

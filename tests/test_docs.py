@@ -271,3 +271,39 @@ def test_calibration_numbers_quoted_are_the_results_table():
     ses = [float(r[5].split("(")[1].split(";")[0]) for r in wide]
     assert round(max(g / s for g, s in zip(gaps, ses)), 1) <= 1.1  # "within 1.1 MC se"
     assert f"largest gap over the deciles of at least 50 replicates {min(gaps):.1f}-{max(gaps):.1f} points" in flat_md
+
+
+def _pooled_gaps(path) -> dict:
+    """{(M, N, ensemble, "stated" | "shrink=True"): (largest gap in points, Brier)} from a calibration_shrink
+    results file's pooled tables (a file may hold several runs)."""
+    out, key = {}, None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        head = re.match(r"## All pools, M = (\d+), N = (\d+), (.+): (stated|shrink=True) \(", line)
+        if head:
+            key = (int(head.group(1)), int(head.group(2)), head.group(3), head.group(4))
+        found = re.match(r"Largest \|stated - observed\|: ([\d.]+) points; Brier score (\d+\.\d+)", line)
+        if found and key:
+            out[key] = (float(found.group(1)), float(found.group(2)))
+    return out
+
+
+def test_the_shrink_table_is_the_results_files():
+    """docs/comparisons.md's table of compare_all(shrink=True) against the stated P(A > B): every row's gaps and
+    Brier scores are the results files' pooled tables, and the counts in the prose hold."""
+    doc = (ROOT / "docs" / "comparisons.md").read_text(encoding="utf-8")
+    flat = " ".join(doc.split())
+    res = {6: _pooled_gaps(ROOT / "benchmarks" / "results_calibration_shrink.md"),
+           20: _pooled_gaps(ROOT / "benchmarks" / "results_calibration_shrink_k20.md")}
+    names = {"N(0, 0.25^2)": "normal 0.25", "N(0, 1)": "normal 1.0"}
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in doc.split("## Many close models")[1]
+            .split("\n## ")[0].splitlines() if re.match(r"\| (6|20) \|", line)]
+    assert len(rows) == 7
+    for k, size, shifts, stated, pooled, brier in rows:
+        M, N = (int(x) for x in size.split(" x "))
+        a, b = res[int(k)][(M, N, names[shifts], "stated")], res[int(k)][(M, N, names[shifts], "shrink=True")]
+        assert (float(stated), float(pooled)) == (a[0], b[0]), (k, size, shifts)
+        assert brier == f"{a[1]:.4f} / {b[1]:.4f}"
+    settings = [(k, key[:3]) for k, r in res.items() for key in r if key[3] == "stated"]
+    higher = [s for s in settings if res[s[0]][(*s[1], "shrink=True")][1] > res[s[0]][(*s[1], "stated")][1]]
+    assert f"in {len(higher)} of the {len(settings)} settings measured" in flat
+    assert (6, (30, 1, "normal 0.25")) in set(settings) - set(higher)

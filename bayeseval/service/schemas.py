@@ -370,6 +370,8 @@ class RankRequest(_Stats):
     test: Literal["permutation", "bootstrap"] = "permutation"
     pairs: Literal["adjacent", "all"] = Field("adjacent", description="which pairs get a test: neighbours in the "
                                               "ranking (K - 1 pairs) or all K (K - 1) / 2")
+    shrink: Annotated[bool, Strict()] = Field(False, description="partial pooling of the models' scores (three models or more): "
+                               "rank probabilities, differences and P(A>B) under an exchangeable prior")
 
 
 Label = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]

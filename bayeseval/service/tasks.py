@@ -36,7 +36,7 @@ from .schemas import (ClassifyRequest, CompareRequest, MetricsRequest, MonitorRe
 __all__ = ["metrics", "compare", "monitor", "rank", "plan", "pairwise", "rubric", "classify", "aisbench", "clean", "report_html"]
 
 _PARAMS = ("level", "scope", "interval", "prior", "draws", "seed", "rope", "resamples", "collapse", "names",
-           "alpha", "power", "delta", "test")
+           "alpha", "power", "delta", "test", "shrink")
 _KNOWN = {**{p: p for p in _PARAMS}, "alpha0": "prior", "beta0": "prior"}
 
 
@@ -299,7 +299,7 @@ def rank(req: RankRequest) -> dict:
         with _field("metric", known):
             res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
                                 prior=_prior(req.prior), test=req.test, pairs=req.pairs, draws=req.draws,
-                                resamples=req.resamples, **params)
+                                resamples=req.resamples, shrink=req.shrink, **params)
     return clean({**res.to_dict(), "warnings": warns})
 
 
