@@ -528,7 +528,7 @@ def cmd_monitor(args) -> int:
         text = json.dumps([{"dataset": d, **st.to_dict()} for d, st in out], indent=1)
     else:
         text = "\n\n".join((f"dataset: {d}\n" if len(out) > 1 else "") + st.summary() for d, st in out)
-        text += ("\nQuestions are taken in the random order bayeseval run drew for A (its outcomes.json lists them so)."
+        text += ("\nQuestions are taken in the random order bayeseval run drew for A (its outcome file lists them so)."
                  if ordered else "\nQuestions are taken in the order of A's file: this is valid when that "
                  "is the order they were run in and it was random (bayeseval run's outcomes.json lists them so).")
     _write(text, args)
@@ -658,8 +658,8 @@ def _rank_text(ranking, top: int | None) -> str:
     if ranking.shrink is not None:
         t = ranking.shrink
         head += (f"\n--shrink: P(best), E[rank], the differences and P(A>B) pool the models' scores (exchangeable "
-                 f"normal prior, spread tau {t['median']:.3g}, 95% [{t['lo']:.3g}, {t['hi']:.3g}]); the estimates and "
-                 "the tests are each model's own.")
+                 f"normal prior, spread tau {t['median']:.3g}, 95% [{t['lo']:.3g}, {t['hi']:.3g}]); the estimates, "
+                 "the order of the rows and the tests are each model's own, so a pooled P(>next) can fall below 0.5.")
     header = ("rank", "model", "estimate", f"{pct(ranking.level)} interval", "P(best)", "E[rank]")
     if adjacent:
         header += ("vs next", "P(>next)", "p Holm")

@@ -15,7 +15,9 @@ Ensembles of the true shifts d (logit scale):
   equal models among distant ones).  Pairs of tied models have no better one; they are left out of the
   calibration and counted apart: the share stated beyond [0.025, 0.975] ("false certainty").
 
-Monte-Carlo standard error of a bin's observed fraction: sqrt(f (1 - f) / count), with the caveat that the
+Settings with fewer than 5 questions per model are left out: compare_all(shrink=True) refuses them (the 20-model
+runs of results_calibration_shrink_k20.md on 30 questions predate that rule).  Monte-Carlo standard error of a
+bin's observed fraction: sqrt(f (1 - f) / count), with the caveat that the
 15 pairs of one replicate are not independent.
 
     python benchmarks/calibration_shrink.py --reps 150 --out benchmarks/results_calibration_shrink.md
@@ -35,6 +37,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 warnings.simplefilter("ignore")
 from _common import bench_parser, finish, pool_map  # noqa: E402
 from bayeseval import compare_all  # noqa: E402
+from bayeseval.comparison.ranking import SHRINK_QUESTIONS  # noqa: E402
 from calibration_pools import POOLS, SETTINGS, pool_p, table, worst_gap  # noqa: E402
 
 K = 6  # models per replicate (--models)
@@ -107,9 +110,13 @@ def main(argv=None) -> int:
     pools = [p for p in POOLS if p in args.pools.split(";")]
     if not ensembles or not pools:
         ap.error(f"--ensembles / --pools: choose among {ENSEMBLES} and {POOLS}")
+    settings = [(M, N) for M, N in SETTINGS if M >= SHRINK_QUESTIONS * args.models]  # compare_all refuses fewer
+    if not settings:
+        ap.error(f"--models {args.models}: shrink needs {SHRINK_QUESTIONS} questions per model; the settings have "
+                 f"{[M for M, _ in SETTINGS]} questions")
     tasks = [(pool, M, N, ens, args.reps, 7000 + 100 * i + 10 * j + e + 1000 * (args.models != K), args.models)
              for e, ens in enumerate(ENSEMBLES) if ens in ensembles for i, pool in enumerate(POOLS) if pool in pools
-             for j, (M, N) in enumerate(SETTINGS)]
+             for j, (M, N) in enumerate(SETTINGS) if (M, N) in settings]
     results, seconds = pool_map(run, tasks, args.workers)
     res = dict(results)
     out = ["# Calibration of compare_all()'s P(A > B), with and without shrink=True", "",
@@ -123,7 +130,7 @@ def main(argv=None) -> int:
            "ensemble with tied models, the share of their pairs stated beyond [0.025, 0.975].", ""]
     out += summary(res) + [""]
     for ens in ensembles:
-        for M, N in SETTINGS:
+        for M, N in settings:
             rows = [r for (pool, m, n, e), rs in res.items() if (m, n, e) == (M, N, ens) for r in rs if r[2] != 0]
             for col, label in ((0, "stated"), (1, "shrink=True")):
                 out += [f"## All pools, M = {M}, N = {N}, {ens}: {label} ({len(rows)} pairs)", ""]

@@ -762,3 +762,19 @@ def test_a_line_separator_inside_a_string_is_part_of_the_line(tmp_path):
     ds = load_dataset(path)
     assert [q.id for q in ds.questions] == ["a", "b"] and [q.line for q in ds.questions] == [1, 2]
     assert ds.questions[0].messages[-1]["content"] == "one\u2028two\u0085three"
+
+
+def test_a_folder_names_the_model_by_its_abbr_and_keeps_one_outcome_file(tmp_path):
+    """From a review: read from outcomes.json, a folder named its run by --model (two checkpoints served under one
+    name, told apart by --model-abbr, became two runs of one model); a resumed run whose outcomes changed kind left
+    the other outcome file behind, and the folder read the stale one."""
+    data = write_dataset(tmp_path / "d.jsonl", N=6)
+    with OpenAITestServer() as srv:
+        run(data, base_url=srv.base_url, n=2, scorer="numeric", out=tmp_path / "a", **FAST)
+        run(data, base_url=srv.base_url, n=2, scorer="numeric", out=tmp_path / "b", model_abbr="ckpt-2", **FAST)
+        assert be.load(tmp_path / "a").models == ["test-model"] and be.load(tmp_path / "b").models == ["ckpt-2"]
+        (tmp_path / "a" / "outcomes.csv").write_text("dataset,model,question,trial,score\nd,test-model,q0,0,0.5\n")
+        with pytest.raises(ValueError, match=r"holds both outcomes.json and outcomes.csv"):
+            be.load(tmp_path / "a")
+        run(data, base_url=srv.base_url, n=2, scorer="numeric", out=tmp_path / "a", **FAST)  # resumed: rewrites
+    assert not (tmp_path / "a" / "outcomes.csv").exists() and be.load(tmp_path / "a").run("test-model").M == 6

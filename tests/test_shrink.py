@@ -163,3 +163,28 @@ def test_service_rank_shrink():
         assert r.status_code == 422 and r.json()["error"]["field"] == "shrink"
         r = c.post("/v1/rank", json={"models": models, "shrink": "yes"})
         assert r.status_code == 422 and r.json()["error"]["field"] == "shrink"
+
+
+def test_too_few_questions_per_model_read_a_spread_into_identical_models_so_shrink_refuses_them():
+    """40 identical models on 30 questions x 1 trial: the covariance of their scores, estimated from 30 questions, is
+    below rank, and the pooled model reads a spread into contrasts that have none (tau's 95% interval excludes 0 by
+    far).  compare_all(shrink=True) needs at least 5 questions per model."""
+    from bayeseval.comparison.joint import base_measure, dp_bootstrap
+    from bayeseval.comparison.paired import question_scores
+    from bayeseval.posterior import build
+    from bayeseval.counts import to_counts
+
+    rng = np.random.default_rng(0)
+    p = rng.beta(2, 2, 30)
+    R = {f"m{k}": (rng.random((30, 1)) < p[:, None]).astype(int) for k in range(40)}
+    posts = [build(to_counts(r), "avg") for r in R.values()]
+    X = np.column_stack([question_scores(q) for q in posts])
+    _, _, joint = dp_bootstrap(X, posts[0].C[:, 0], base_measure(posts[0]), 4000, np.random.default_rng(1))
+    _, tau = pooled_draws(joint, (0.0, 1.0), np.random.default_rng(2))
+    assert tau["lo"] > 0.04  # the truth is 0
+    with pytest.raises(V.ArgumentError, match=r"shrink needs at least 5 questions per model, .* got 30 questions for "
+                                               r"40 models"):
+        be.compare_all(R, shrink=True)
+    with pytest.raises(V.ArgumentError, match="got 30 questions for 7 models"):
+        be.compare_all(dict(list(R.items())[:7]), shrink=True)
+    assert be.compare_all(dict(list(R.items())[:6]), shrink=True, resamples=200).shrink is not None

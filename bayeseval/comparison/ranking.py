@@ -44,6 +44,7 @@ from .pooling import draws_summary, pooled_draws
 __all__ = ["compare_all", "Ranking", "PAIRS"]
 
 PAIRS = ("adjacent", "all")
+SHRINK_QUESTIONS = 5  # shrink=True needs at least this many questions per model (see compare_all)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -70,6 +71,7 @@ class Ranking(Result):
     seed: int
     pair_set: str = "adjacent"
     shrink: dict | None = None  # compare_all(shrink=True): the spread tau of the models' scores, {median, lo, hi}
+    # (its 95% interval, whatever ``level``)
 
     def table(self) -> list[tuple]:
         rows = []
@@ -212,12 +214,14 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     shrink : partial pooling of the models' scores (:mod:`~bayeseval.comparison.pooling`; at least three
         models): the pairs' ``P(A>B)`` and ``A - B`` intervals, the rank probabilities, ``P(best)`` and expected
         ranks come from the joint posterior under an exchangeable normal prior whose spread ``tau`` is learnt
-        from the models (:attr:`Ranking.shrink` holds its median and 95% interval).  Close models are pulled
+        from the models (:attr:`Ranking.shrink` holds its median and 95% interval, whatever ``level``).  Rows stay
+        in the order of the models' own scores.  Close models are pulled
         together.  Measured (``benchmarks/results_calibration_shrink*.md``, ``docs/comparisons.md``): with 20
         models on 100 questions x 4 trials, ``P(A>B)`` as odds across the pairs is within 2 points per decile
         (each pair's own: 3.1); with 6 models the spread is poorly learnt and it errs the other way
-        (underconfident); with 30 questions x 1 trial neither is calibrated.  The models' own scores and the
-        pairs' tests and decisions are unchanged.
+        (underconfident); with 30 questions x 1 trial neither is calibrated.  It needs at least 5 questions per
+        model (``M >= 5 K``): the covariance of the scores is estimated from the questions.  The models' own
+        scores and the pairs' tests and decisions are unchanged.
 
     Notes
     -----
@@ -256,6 +260,13 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     base = counts[names[0]]
     for k in names[1:]:
         counts[k], _ = align(base, counts[k], (names[0], k))
+    if shrink and base.M < SHRINK_QUESTIONS * len(names):
+        # the covariance of K models' scores comes from the M questions: with few questions per model its smallest
+        # eigenvalues are far too small (below rank at K >= M), a spread is read into contrasts that have none
+        # (40 identical models on 30 questions: tau's 95% interval above 0.04; tests/test_shrink.py)
+        raise V.ArgumentError("{shrink} needs at least {q} questions per model, so that the covariance of the "
+                              "models' scores can be estimated from the questions; got {M} questions for {K} models",
+                              "shrink", q=SHRINK_QUESTIONS, M=base.M, K=len(names))
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range,
               **binary_weights(metric_params, counts.values()))
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once

@@ -219,6 +219,9 @@ def _run_outcomes(folder: Path) -> OutcomeSet | None:
     in [0, 1] when the scorer gave partial credit): failed samples missing, not wrong, the questions in the order the
     run drew them.  The AISBench work dir in the same folder counts a failed sample as wrong and holds no partial
     credit; it is read only when asked for (``format="aisbench"``).  None before any question is complete."""
+    if (folder / "outcomes.json").is_file() and (folder / "outcomes.csv").is_file():
+        raise ValueError(f"{folder}: holds both outcomes.json and outcomes.csv; a run resumed by an earlier bayeseval "
+                         "kept the one it no longer wrote: delete the older of the two")
     if (folder / "outcomes.json").is_file():
         out = read_outcomes(folder / "outcomes.json")
     elif (folder / "outcomes.csv").is_file():

@@ -56,7 +56,7 @@ from .client import ChatClient, ClientOptions, RequestFailed, preflight, require
 from ..sequential.monitor import GrowingRows
 from .dataset import Dataset, Question, load_dataset
 from .scoring import Scorer, ScorerError, make_scorer
-from .store import RUN_FORMAT, RunLock, SampleStore, check_config, now, read_run, write_run
+from .store import RUN_FORMAT, RunLock, SampleStore, check_config, default_abbr, now, read_run, write_run
 
 __all__ = ["run", "arun", "RunResult", "DEFAULT_BASE_URL", "drawn_order"]
 
@@ -274,13 +274,6 @@ def _check_file_name(arg: str, value: Any) -> None:
                               "files inside the run folder), got {value!r}", arg, value=value)
 
 
-def _model_abbr(model: str) -> str:
-    import re
-
-    abbr = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_.")
-    return abbr or "model"
-
-
 async def arun(dataset: str | Path, **kwargs) -> RunResult:
     """:func:`run` for callers already inside an event loop (same arguments)."""
     prepared = _prepare(dataset, **kwargs)
@@ -385,7 +378,7 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     config = {"base_url": options.base_url, "model": model, "dataset": str(Path(dataset).resolve()),
               "dataset_sha256": ds.sha256, "prompt_field": prompt_field, "answer_field": answer_field,
               "id_field": id_field, "n": n, "temperature": temperature, "max_tokens": max_tokens, "scorer": sc.spec,
-              "seed": seed, "model_abbr": model_abbr or _model_abbr(model), "dataset_name": ds.name}
+              "seed": seed, "model_abbr": model_abbr or default_abbr(model), "dataset_name": ds.name}
     if stored is not None:
         check_config(stored["config"], config, str(folder / "run.json"))
         doc = stored
@@ -397,7 +390,7 @@ def _prepare(dataset, *, base_url=DEFAULT_BASE_URL, model=None, api_key_env=None
     return {"ds": ds, "scorer": sc, "folder": folder, "doc": doc, "options": options, "n": n,
             "n_per_request": n_per_request, "concurrency": concurrency, "seed": seed, "stop": stop,
             "retry_failed": retry_failed, "scope": scope, "level": level, "progress": progress,
-            "abbr": model_abbr or _model_abbr(model), "config": config}
+            "abbr": model_abbr or default_abbr(model), "config": config}
 
 
 async def _go(p: dict) -> RunResult:

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .._text import pct
+from .store import default_abbr, write_run
 
 __all__ = ["write_outputs", "aisbench_numbers"]
 
@@ -159,7 +160,6 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     and ``result.summary``."""
     from ..io.outcomes import write_outcomes
     from ..io.outcomeset import OutcomeSet, Run
-    from .store import write_run
 
     folder, n, abbr = result.folder, result.n, result.abbr
     M = result.matrix
@@ -175,9 +175,13 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
     rank = {pos: r for r, pos in enumerate(result.order)}
     run_rows = sorted(range(len(complete)), key=lambda i: rank.get(complete[i].index, i))
     ids, M_run = [result.ids[i] for i in run_rows], M[run_rows]
+    # the model as named: --model-abbr where one was given (two checkpoints served under one name), else --model
+    name = config["model"] if config["model_abbr"] == default_abbr(config["model"]) else config["model_abbr"]
+    for stale in ("outcomes.csv", "outcomes.json"):  # one outcome file: a resumed run may change its kind
+        (folder / stale).unlink(missing_ok=True)
     if binary:
         path = folder / "outcomes.json"
-        s = OutcomeSet([Run(ds.name, config["model"], ids, M_run, meta={"published": numbers})],
+        s = OutcomeSet([Run(ds.name, name, ids, M_run, meta={"published": numbers})],
                        source=f"bayeseval run of {config['model']} at {config['base_url']}",
                        notes=f"n={n}, scorer {config['scorer']}, temperature {config['temperature']}; "
                              f"'.' marks a failed sample")
@@ -190,7 +194,7 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
             for qid, row in zip(ids, M_run):
                 for j, v in enumerate(row):
                     if not np.isnan(v):
-                        w.writerow([ds.name, config["model"], qid, j, repr(float(v))])
+                        w.writerow([ds.name, name, qid, j, repr(float(v))])
     files["outcomes"] = path
     # (b) the AISBench work dir
     _clean_old(folder, doc)

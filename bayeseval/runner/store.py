@@ -40,14 +40,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SampleStore", "RunLock", "FolderInUse", "check_config", "read_run", "write_run", "CONFIG_KEYS",
-           "RUN_FORMAT", "LOCK_NAME"]
+__all__ = ["SampleStore", "RunLock", "FolderInUse", "check_config", "read_run", "write_run", "default_abbr",
+           "CONFIG_KEYS", "RUN_FORMAT", "LOCK_NAME"]
 
 RUN_FORMAT = "bayeseval-run/1"
 LOCK_NAME = ".bayeseval-run.lock"
 BOOKKEEPING = ("attempts", "latency", "finished")   # fields that may differ between copies of one sample
 CONFIG_KEYS = ("base_url", "model", "dataset", "dataset_sha256", "prompt_field", "answer_field", "id_field", "n",
                "temperature", "max_tokens", "scorer", "seed", "model_abbr", "dataset_name")
+
+
+def default_abbr(model: str) -> str:
+    """The file-name form of a model name (``--model-abbr``'s default): ``org/model-7b`` -> ``org_model-7b``."""
+    import re
+
+    abbr = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_.")
+    return abbr or "model"
 
 
 def now() -> str:

@@ -91,8 +91,9 @@ def _metric_field(field: str | None = None, model: str | None = None):
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
         if model is not None and str(exc).startswith("R must be binary"):
-            msg = str(exc).replace("R must", f"{model}.matrix must", 1).replace("(pass w for", "(give weights for")
-            raise ServiceError(422, "validation_error", f"{model}.matrix", msg.replace("weights w", "weights")) from None
+            msg = (str(exc).replace("R must", f"{model}.matrix must", 1).replace("(pass w for", "(give weights for")
+                   .replace("(e.g. R >= 1)", "(e.g. 1 for every category above 0)").replace("weights w", "weights"))
+            raise ServiceError(422, "validation_error", f"{model}.matrix", msg) from None
         i = getattr(exc, "metric_index", None)
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
