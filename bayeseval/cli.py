@@ -497,6 +497,8 @@ def _aligned(ra, rb):
     vb = vb if pos is None else vb[pos]
     kinds = {r.scale if r.scale is not None else ((float(np.min(r.weights)), float(np.max(r.weights)))
                                                    if r.weights is not None else None) for r in (ra, rb)}
+    if kinds == {None, (0.0, 1.0)}:  # 0/1 outcomes are scores in [0, 1] (as compare reads them beside such scores)
+        kinds = {(0.0, 1.0)}
     if len(kinds) > 1:
         raise UsageError(f"{ra.dataset}: A and B hold different kinds of outcomes ({sorted(map(str, kinds))})")
     return va, vb, kinds.pop()

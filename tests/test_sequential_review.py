@@ -177,3 +177,17 @@ def test_a_monitor_with_no_questions_has_no_estimate_and_text_is_not_a_score():
     assert Sequential().update([True, False]).estimate == 0.5
     with pytest.raises(ValueError, match="names must be two different model names"):
         SequentialCompare(names=("x", "x"))
+
+
+def test_monitor_reads_01_outcomes_beside_partial_credit_scores(tmp_path):
+    """monitor refused a 0/1 run beside a partial-credit run in [0, 1] ('different kinds of outcomes'), which
+    compare accepts; 0/1 outcomes are scores in [0, 1]."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    for name, draw in (("A", lambda: int(rng.random() < 0.6)), ("P", lambda: float(rng.choice([0, 0.5, 1])))):
+        pd.DataFrame([{"model": name, "question": f"q{i}", "trial": j, "score": draw()} for i in range(40)
+                      for j in range(2)]).to_csv(tmp_path / f"{name}.csv", index=False)
+    rc, out, err = _cli(["monitor", str(tmp_path / "A.csv"), str(tmp_path / "P.csv")])
+    assert rc == 0, err
+    assert "Sequential difference: A - P" in out and "questions                   40" in out
