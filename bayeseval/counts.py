@@ -262,15 +262,25 @@ class Counts:
         return f"<Counts M={self.M} {n} {kind}>"
 
     # -- views used by the metrics -------------------------------------------
-    def successes(self, metric: str = "this metric") -> np.ndarray:
-        """Correct trials per question; refuses non-binary outcomes."""
+    def successes(self, metric: str = "this metric", weighted: bool = False) -> np.ndarray:
+        """Correct trials per question; refuses non-binary outcomes with an :class:`~bayeseval.validate.ArgumentError`
+        whose slots ``R`` (the outcomes) and ``w`` (category weights) each front end spells as its users give them.
+        ``weighted``: ``metric`` takes weights (the advice is to give them, not to use another metric).
+
+        >>> to_counts([[0, 2], [1, 1]]).successes("avg", weighted=True)
+        Traceback (most recent call last):
+        ...
+        bayeseval.validate.ArgumentError: R must be binary (0/1) for avg without w; it has categories up to 2. \
+Threshold it first (1 for every category above 0) or give the category weights (w) for categorical outcomes.
+        """
         if not self.is_binary:
             _, codes = self.present()
             cats = codes[codes >= 2]
-            raise ValueError(
-                f"R must be binary (0/1) for {metric}; it has categories up to {int(cats.max())}. "
-                "Threshold it first (e.g. R >= 1) or use a categorical metric with weights w."
-            )
+            advice = ("give the category weights ({w}) for categorical outcomes" if weighted
+                      else "use a categorical metric with the category weights ({w})")
+            raise V.ArgumentError("{R} must be binary (0/1) for {metric}" + (" without {w}" if weighted else "")
+                                  + "; it has categories up to {top}. Threshold it first (1 for every category "
+                                  "above 0) or " + advice + ".", "R", "w", metric=metric, top=int(cats.max()))
         if self._sparse is not None:
             codes = self._sparse[0]
             hit = np.flatnonzero(codes == 1)

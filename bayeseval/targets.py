@@ -97,6 +97,20 @@ def _need_k(name: str, params: dict) -> int:
     return V.integer(params["k"], "k", minimum=1)
 
 
+def _unknown_params(message: str, unknown: set) -> ValueError:
+    """The error for keyword arguments that reached a metric it does not take: the calls pass on those they do
+    not know, so a misspelt argument of the call lands here; ``method`` is named (the interval's is ``interval``).
+
+    >>> str(_unknown_params("metric 'avg' takes no parameters ['method']", {"method"}))
+    "metric 'avg' takes no parameters ['method'] (the call passes the keywords it does not know to the metric; \
+the interval method is interval=, e.g. interval='exact')"
+    """
+    hint = "the call passes the keywords it does not know to the metric"
+    if "method" in unknown:
+        hint += "; the interval method is interval=, e.g. interval='exact'"
+    return ValueError(f"{message} ({hint})")
+
+
 def parse(metric: Any, **params) -> MetricSpec:
     """Turn a metric name (or payoff vector) and keyword parameters into a :class:`MetricSpec`."""
     if metric is None:
@@ -128,31 +142,31 @@ def parse(metric: Any, **params) -> MetricSpec:
     if name in ("avg", "avg@n", "bayes"):
         unknown = set(params) - {"w", "R0", "threshold"}
         if unknown:
-            raise ValueError(f"metric {name!r} takes no parameters {sorted(unknown)}")
+            raise _unknown_params(f"metric {name!r} takes no parameters {sorted(unknown)}", unknown)
         return MetricSpec(name, dict(params), "mean")
     if name in _BERNSTEIN:
         unknown = set(params) - {"k"}
         if unknown:
-            raise ValueError(f"metric {name!r} takes only k, got {sorted(unknown)}")
+            raise _unknown_params(f"metric {name!r} takes only k, got {sorted(unknown)}", unknown)
         k = _need_k(name, params)
         return MetricSpec(name, {"k": k}, "bernstein", _BERNSTEIN[name](k))
     if name == "g-pass@k":
         unknown = set(params) - {"k", "tau"}
         if unknown:
-            raise ValueError(f"metric 'g-pass@k' takes k and tau, got {sorted(unknown)}")
+            raise _unknown_params(f"metric 'g-pass@k' takes k and tau, got {sorted(unknown)}", unknown)
         k = _need_k(name, params)
         tau = V.tau(params.get("tau", 1.0))
         return MetricSpec(name, {"k": k, "tau": tau}, "bernstein", coef.g_pass_tau(k, tau))
     if name == "max@k":
         unknown = set(params) - {"k", "w", "R0"}
         if unknown:
-            raise ValueError(f"metric 'max@k' takes k and w, got {sorted(unknown)}")
+            raise _unknown_params(f"metric 'max@k' takes k and w, got {sorted(unknown)}", unknown)
         k = _need_k(name, params)
         return MetricSpec(name, {**params, "k": k}, "max")
     if name == "geospectrum@k":
         unknown = set(params) - {"k", "lam", "weights"}
         if unknown:
-            raise ValueError(f"metric 'geospectrum@k' takes k, lam and weights, got {sorted(unknown)}")
+            raise _unknown_params(f"metric 'geospectrum@k' takes k, lam and weights, got {sorted(unknown)}", unknown)
         k = _need_k(name, params)
         lam = V.real(params.get("lam", 0.5), "lam", lo=0.0, hi=1.0)
         weights = params.get("weights")

@@ -841,3 +841,14 @@ def test_two_values_that_read_as_one_question_id(tmp_path):
     p.write_text('{"model":"a","question":1,"score":1}\n{"model":"a","question":"1","score":0}\n')
     value_error(lambda: B.load(p), r"mixq.jsonl \(dataset 'dataset', model 'a'\): lines 1 and 2: column 'question' "
                                    r"holds 1 and '1', two values that read as one question id")
+
+
+def test_method_for_interval_is_pointed_at_interval():
+    """compare_all(method='exact') said only "metric 'avg' takes no parameters ['method']"; the calls pass unknown
+    keywords to the metric, and the error says so and names interval=."""
+    A = np.ones((10, 2), int)
+    for call in (lambda: B.compare_all({"a": A, "b": A, "c": A}, method="exact"),
+                 lambda: B.evaluate(A, "avg", method="exact"), lambda: B.compare(A, A, metric="pass@2", method="hdi")):
+        with pytest.raises(ValueError, match=r"takes .*\['method'\].*the interval method is interval=, e\.g\. "
+                                             r"interval='exact'"):
+            call()

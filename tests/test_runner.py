@@ -390,6 +390,12 @@ def test_report_folder_is_read_back_by_bayesevals_aisbench_reader(tmp_path):
     assert sorted(res.order) == list(range(12)) and res.order != list(range(12))
     assert list(s.run("test-model").ids) == [res.ids[i] for i in res.order]
     assert np.array_equal(s.matrix("test-model"), res.matrix[res.order])
+    # a run folder with no outcome file yet was read as its AISBench work dir without a word
+    (out / "outcomes.json").unlink()
+    with pytest.raises(ValueError, match=r"a bayeseval run folder with no outcome file yet .* format='aisbench' "
+                                         r"\(CLI --input-format aisbench\)"):
+        be.load(out)
+    assert np.array_equal(be.load(out, format="aisbench").matrix(res.abbr), res.matrix)
     # the summary: AISBench numbers with bayeseval's interval beside them
     csv_text = res.files["summary_csv"].read_text().splitlines()
     assert csv_text[0] == ("dataset,version,metric,mode,test-model,test-model posterior mean,test-model 95% lo,"

@@ -582,3 +582,21 @@ def test_a_url_without_httpfs_is_not_called_a_bad_file():
         con.close()
     with pytest.raises(ImportError, match=r"reading a URL needs DuckDB's httpfs extension"):
         count_table("http://127.0.0.1:1/x.parquet")
+
+
+def test_an_empty_file_or_a_table_without_rows_says_so(tmp_path):
+    """An empty CSV was 'no question column ... columns are ['column0']' and a header-only CSV or zero-row Parquet
+    'no scores (every score is missing)'; a table whose scores are all missing keeps that message."""
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "header.csv").write_text("model,question,trial,score\n")
+    empty = pd.DataFrame({"model": pd.Series([], dtype=str), "question": pd.Series([], dtype=str),
+                          "trial": pd.Series([], dtype=int), "score": pd.Series([], dtype=float)})
+    empty.to_parquet(tmp_path / "zero.parquet")
+    with pytest.raises(ValueError, match=r"empty\.csv: the file is empty \(expected a header line"):
+        count_table(tmp_path / "empty.csv")
+    for source in (tmp_path / "header.csv", tmp_path / "zero.parquet", empty):
+        with pytest.raises(ValueError, match=r": the table has no rows$"):
+            count_table(source)
+    missing = pd.DataFrame({"model": ["a"], "question": ["q"], "trial": [0], "score": [np.nan]})
+    with pytest.raises(ValueError, match=r"no scores \(every score is missing\)"):
+        count_table(missing)

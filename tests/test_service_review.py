@@ -276,3 +276,9 @@ def test_a_graded_matrix_without_weights_names_the_matrix(api):
         err = error_of(api.post(route, json={"models": {"a": {"matrix": [[1, 2], [0, 1]]}}, "metrics": ["pass@2"]}),
                        422, "models.a.matrix")
         assert err["message"].startswith("models.a.matrix must be binary (0/1) for pass@2")
+        assert " R " not in err["message"] and "(w)" not in err["message"], err["message"]
+    err = error_of(api.post("/v1/metrics", json={"models": {"a": {"matrix": [[1, 2], [0, 1]]}}, "metrics": ["avg"]}),
+                   422, "models.a.matrix")
+    assert err["message"] == ("models.a.matrix must be binary (0/1) for avg without models.a.weights; it has "
+                              "categories up to 2. Threshold it first (1 for every category above 0) or give the "
+                              "category weights (models.a.weights) for categorical outcomes.")

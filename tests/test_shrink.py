@@ -13,7 +13,8 @@ from scipy import stats
 import bayeseval as be
 from bayeseval import validate as V
 from bayeseval.cli import main
-from bayeseval.comparison.pooling import draws_summary, pooled_draws
+from bayeseval.comparison.pooling import pooled_draws
+from bayeseval.posterior import interval_from_draws
 
 
 def _brute(joint: np.ndarray, width: float, pairs):
@@ -85,11 +86,12 @@ def test_identical_models_give_a_finite_answer():
     assert np.abs(pooled[:, 0] - pooled[:, 1]).max() < 1e-12
 
 
-def test_draws_summary():
+def test_normal_interval_from_draws_is_scipy_normal_from_their_moments():
+    """The pooled pairs' normal interval (compare_all(shrink=True, method="normal")) is the draws' mean -+ z sd."""
     x = np.random.default_rng(6).normal(1.0, 2.0, 100_000)
-    mean, lo, hi = draws_summary(x, "normal", 0.95)
-    assert mean == pytest.approx(1.0, abs=0.02) and hi - lo == pytest.approx(2 * 1.959964 * 2.0, rel=0.01)
-    assert draws_summary(x, "exact", 0.9)[1] == pytest.approx(np.quantile(x, 0.05))
+    lo, hi = interval_from_draws(x, 0.95, "normal")
+    assert (lo, hi) == pytest.approx(stats.norm.interval(0.95, loc=x.mean(), scale=x.std()), rel=1e-12)
+    assert interval_from_draws(x, 0.9, "exact")[0] == pytest.approx(np.quantile(x, 0.05))
 
 
 def _models(shifts, M=120, N=4, seed=7):
@@ -188,3 +190,14 @@ def test_too_few_questions_per_model_read_a_spread_into_identical_models_so_shri
     with pytest.raises(V.ArgumentError, match="got 30 questions for 7 models"):
         be.compare_all(dict(list(R.items())[:7]), shrink=True)
     assert be.compare_all(dict(list(R.items())[:6]), shrink=True, resamples=200).shrink is not None
+
+
+@pytest.mark.parametrize("method", ["normal", "exact", "hdi"])
+def test_pooled_pairs_contain_their_difference_within_its_range(method):
+    """A pooled pair's interval holds the difference it is reported with and stays in the difference's range, for
+    every interval method (one model solves every question, one none: differences at the ends of [-1, 1])."""
+    rng = np.random.default_rng(11)
+    models = {"all": np.ones((40, 2), int), "none": np.zeros((40, 2), int), "half": rng.integers(0, 2, (40, 2))}
+    ranked = be.compare_all(models, shrink=True, interval=method, pairs="all")
+    for rec in ranked.pairs:
+        assert -1.0 <= rec["lo"] <= rec["delta"] <= rec["hi"] <= 1.0, rec

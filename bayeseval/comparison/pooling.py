@@ -43,11 +43,8 @@ with 20 models on 100 questions x 4 trials it is calibrated within 2 points per 
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
-from ..posterior import interval_from_draws
-
-__all__ = ["pooled_draws", "draws_summary", "TAU_GRID"]
+__all__ = ["pooled_draws", "TAU_GRID"]
 
 TAU_GRID = 800  # grid points of tau, quadratically spaced on (0, w]: fine near 0, where the posterior varies fastest
 
@@ -71,8 +68,8 @@ def pooled_draws(joint: np.ndarray, bounds: tuple[float, float], rng: np.random.
     """Draws of the K models' scores under the exchangeable normal prior (module docstring), from ``joint``,
     draws ``(S, K)`` of the scores without it; ``bounds`` the metric's range (``tau`` below its width).
 
-    Returns ``(draws (n, K), tau)`` with ``tau`` the posterior median and 95% interval of the spread
-    (``{"median", "lo", "hi"}``)."""
+    Returns ``(draws (n, K), tau)``, the draws within ``bounds``, with ``tau`` the posterior median and 95%
+    interval of the spread (``{"median", "lo", "hi"}``)."""
     joint = np.asarray(joint, float)
     S, K = joint.shape
     if K < 3:
@@ -91,16 +88,7 @@ def pooled_draws(joint: np.ndarray, bounds: tuple[float, float], rng: np.random.
     v = lam[None, :] + t2
     mean = z[None, :] - lam[None, :] / v * (z[None, :] - mu[:, None] * u[None, :])
     sd = np.sqrt(lam[None, :] * t2 / v)
-    draws = (mean + sd * rng.standard_normal((n, K))) @ Q.T
+    # a normal approximation's tails can pass the metric's range (a model that solves every question): at its ends
+    draws = np.clip((mean + sd * rng.standard_normal((n, K))) @ Q.T, bounds[0], bounds[1])
     q = np.interp([0.025, 0.5, 0.975], cdf / cdf[-1], tau)
     return draws, {"median": float(q[1]), "lo": float(q[0]), "hi": float(q[2])}
-
-
-def draws_summary(x: np.ndarray, method: str, level: float) -> tuple[float, float, float]:
-    """``(mean, lo, hi)`` of draws: the normal interval from their moments, or the central / shortest interval
-    holding ``level`` of them (``method`` "exact" / "hdi")."""
-    mean = float(np.mean(x))
-    if method == "normal":
-        half = float(norm.ppf(0.5 + level / 2)) * float(np.std(x))
-        return mean, mean - half, mean + half
-    return (mean, *interval_from_draws(x, level, method))

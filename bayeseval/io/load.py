@@ -247,11 +247,14 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
         fmt = "outcomes"
     if fmt == "auto" and path.is_dir() and (path / "run.json").is_file():
         own = _run_outcomes(path)  # a `bayeseval run` folder: its own outcome file, not the AISBench work dir beside it
-        if own is not None:
-            if columns:
-                raise ValueError(f"{path}: column names ({', '.join(f'{k}={v!r}' for k, v in columns.items())}) apply "
-                                 "to tables; this is a bayeseval run folder, read from its outcome file: leave them out")
-            return own
+        if own is None:
+            raise ValueError(f"{path}: a bayeseval run folder with no outcome file yet (outcomes.json or outcomes.csv "
+                             "is written once a question is complete); its AISBench work dir, which counts a failed "
+                             "sample as wrong, is read with format='aisbench' (CLI --input-format aisbench)")
+        if columns:
+            raise ValueError(f"{path}: column names ({', '.join(f'{k}={v!r}' for k, v in columns.items())}) apply "
+                             "to tables; this is a bayeseval run folder, read from its outcome file: leave them out")
+        return own
     if fmt == "auto":
         from .detect import detect
 

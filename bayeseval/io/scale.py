@@ -314,6 +314,8 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     trial numbers' count, maximum and sum per question, the rows that are no number); the groups come back once
     (through Arrow: labels stay in Arrow buffers) and are checked, sorted and split into runs in numpy."""
     cols = _columns(con, scan)
+    if list(cols) == ["column0"] and files and all("://" not in f and Path(f).stat().st_size == 0 for f in files):
+        raise NoScores(f"{where}: the file is empty (expected a header line and one row per trial)")
     for col, role in ((question, "question"), (score, "score"), (model, "model"), (weight, "weight")):
         if col is not None and col not in cols:
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
@@ -465,7 +467,7 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
     observed = ~np.isnan(val) if "value_null" not in g else ~g["value_null"][order]
     ov = val[observed]
     if ov.size == 0:
-        raise NoScores(f"{where}: no scores (every score is missing)")
+        raise NoScores(f"{where}: " + ("no scores (every score is missing)" if val.size else "the table has no rows"))
     lo_v, hi_v = float(ov.min()), float(ov.max())
     if not np.isfinite(ov).all():
         raise _locate(con, located_scan, f"NOT isfinite({value})", score, "must be finite", fmt)
@@ -791,7 +793,7 @@ def _assemble(table: dict, rng, where: str, trial: str | None = None) -> Outcome
                              "must appear once")
     obs = df[~np.isnan(df.value)]
     if obs.empty:
-        raise NoScores(f"{where}: no scores (every score is missing)")
+        raise NoScores(f"{where}: " + ("the table has no rows" if df.empty else "no scores (every score is missing)"))
     levels = np.unique(obs.value.to_numpy())
     if not np.isfinite(levels).all():
         raise ValueError(f"{where}: a score is not finite; scores must be finite numbers")

@@ -63,7 +63,7 @@ def all_metrics(
     alpha0, beta0 = V.beta_prior(alpha0, beta0)
     counts = to_counts(R, w)
     if w is None:
-        counts.successes("bayes / avg / max_at_k without weights (pass w for categorical outcomes)")
+        counts.successes("bayes / avg / max_at_k", weighted=True)
     wv = V.weights(np.array([0.0, 1.0]) if w is None else w)
     span = (float(wv.min()), float(wv.max()))
     finite_ok = int(counts.n.min()) >= k

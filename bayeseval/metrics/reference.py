@@ -90,7 +90,7 @@ def _posterior_ci(R, k, metric, make, confidence, bounds, alpha0, beta0):
 
 def _weights_or_binary(counts: Counts, w: Any, metric: str):
     if w is None:
-        counts.successes(f"{metric} without weights (pass w for categorical outcomes)")
+        counts.successes(metric, weighted=True)
         return np.array([0.0, 1.0])
     return V.weights(w)
 

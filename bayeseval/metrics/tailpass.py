@@ -160,7 +160,7 @@ def _positive(value: Any, name: str) -> float:
 def _rubric(counts: Counts, w: Any, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """The count table and the rubric scores (binary [0, 1] without ``w``), checked to lie in [0, 1]."""
     if w is None:
-        counts.successes(f"{metric} without w (pass rubric scores w for categorical outcomes)")
+        counts.successes(metric, weighted=True)
         w = np.array([0.0, 1.0])
     table, w = counts.table_for(w)
     if np.any((w < 0.0) | (w > 1.0)):

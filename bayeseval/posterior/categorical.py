@@ -30,7 +30,7 @@ class _CategoricalPosterior(Posterior):
         super().__init__(counts, spec, prior)
         wv = np.array([0.0, 1.0]) if w is None else V.weights(w)
         if w is None:
-            counts.successes(f"{spec.label} without weights (pass w for categorical outcomes)")
+            counts.successes(spec.label, weighted=True)
         self.rows = cat.posterior_rows(counts, wv, R0)
         self.freq = self.rows.freq
         self.range = (float(wv.min()), float(wv.max()))

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 import bayeseval as B
+from bayeseval.validate import ArgumentError
 
 from .errors import ServiceError, library_field
 from .limits import safe_extract
@@ -90,10 +91,9 @@ def _metric_field(field: str | None = None, model: str | None = None):
     try:
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
-        if model is not None and str(exc).startswith("R must be binary"):
-            msg = (str(exc).replace("R must", f"{model}.matrix must", 1).replace("(pass w for", "(give weights for")
-                   .replace("(e.g. R >= 1)", "(e.g. 1 for every category above 0)").replace("weights w", "weights"))
-            raise ServiceError(422, "validation_error", f"{model}.matrix", msg) from None
+        if model is not None and isinstance(exc, ArgumentError) and "R" in exc.names:
+            spelling = {"R": f"{model}.matrix", "w": f"{model}.weights"}
+            raise ServiceError(422, "validation_error", f"{model}.matrix", exc.spelled(spelling.get)) from None
         i = getattr(exc, "metric_index", None)
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
