@@ -78,6 +78,12 @@ def _labels(x: Any, name: str) -> np.ndarray:
     arr = x if isinstance(x, (np.ndarray, pd.Series, pd.Index)) else np.asarray(x, dtype=object)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels, got shape {arr.shape}")
+    if np.asarray(arr).dtype == object:  # rows of different lengths make a 1-D array of lists: not labels
+        nested = np.flatnonzero(np.frompyfunc(lambda v: isinstance(v, (list, tuple, dict, set, np.ndarray)), 1, 1)(
+            np.asarray(arr)).astype(bool))
+        if nested.size:
+            raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels; position "
+                             f"{int(nested[0])} holds a {type(np.asarray(arr)[nested[0]]).__name__}")
     gone = np.flatnonzero(pd.isna(np.asarray(arr)))
     if gone.size:
         raise ValueError(f"{name} is missing a label at position {int(gone[0])} ({gone.size} missing)")
@@ -307,8 +313,9 @@ class Classification(Result):
                  for lab, d in self.per_class.items() for m in ("precision", "recall", "f1")]
         deff = "" if self.design_effect == 1 else f", design effect {self.design_effect:.2f}"
         head = (f"classification: {self.n} predictions, {len(self.labels)} labels; {shown} intervals (population "
-                f"scope, prior Beta({self.prior:g}, {self.prior:g}) for accuracy and {self.prior:g} per one-vs-rest "
-                f"cell{deff})")
+                f"scope, prior Beta({self.prior:g}, {self.prior:g}) for accuracy, a Dirichlet of total mass "
+                f"{2 * self.prior:g} on the confusion matrix for balanced accuracy and macro F1, {self.prior:g} per "
+                f"one-vs-rest cell for each class{deff})")
         return "\n".join([head, text_table(["metric", "value", "interval"], rows, right=(1,))]
                          + [f"warning: {w}" for w in self.warnings])
 

@@ -64,6 +64,9 @@ def _split(text: str | None, flag: str = "") -> list[str] | None:
     # vector) do not split
     if not items:
         raise UsageError(f"{flag or 'a list option'}: give at least one comma-separated name, got {text!r}")
+    twice = next((t for i, t in enumerate(items) if t in items[:i]), None)
+    if twice is not None:  # --models a,a,b was two models without a word
+        raise UsageError(f"{flag or 'a list option'}: {twice!r} is named twice; name each once")
     return items
 
 
@@ -773,6 +776,8 @@ def cmd_classify(args) -> int:
 
     path = str(args.path)
     df = read_records(path, "label table")
+    if args.model is None and "model" in df.columns and "model" not in (args.true, args.pred):
+        args.model = "model"  # as every other command: a 'model' column names the models (it pooled them all)
     for col in [args.true, args.pred] + ([args.model] if args.model else []) + ([args.item] if args.item else []):
         if col not in df.columns:
             raise UsageError(f"{path}: no column {col!r} (columns: {', '.join(map(str, df.columns))}); name it with "
@@ -1259,7 +1264,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("path", metavar="PATH", help="a table (.csv, .json, .jsonl), one prediction per row")
     cl.add_argument("--true", default="true", help="column of true labels (default true)")
     cl.add_argument("--pred", default="pred", help="column of predicted labels (default pred)")
-    cl.add_argument("--model", help="column naming the model (one result per model)")
+    cl.add_argument("--model", help="column naming the model (one result per model; default: 'model' if the table "
+                                    "has it, else one classifier)")
     cl.add_argument("--item", help="column of item ids (repeated predictions per item count through their design "
                     "effect; two models with one prediction per item each are paired by it)")
     cl.add_argument("--positive", help="the positive label of a binary task (adds its F1)")

@@ -197,6 +197,9 @@ def parse_constraints(constraints: Any, dimensions: list[str], scale: Any = None
             if not hit:
                 raise V.ArgumentError("{constraints}: expected 'dimension>=minimum' items separated by commas, got "
                                       "{part!r}", "constraints", part=part)
+            if hit.group(1) in out:  # 'q>=3,q>=4' kept the last rule without a word
+                raise V.ArgumentError("{constraints}: {dim!r} has two rules; give one minimum per dimension",
+                                      "constraints", dim=hit.group(1))
             out[hit.group(1)] = float(hit.group(2))
         constraints = out
     if not isinstance(constraints, dict) or not constraints:
@@ -499,6 +502,8 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     from scipy.stats import spearmanr
 
     scope = check_choice(scope, "scope", SCOPES)
+    measurement = check_choice(measurement, "measurement", LEVELS)  # not a note per dimension: asked, so checked
+    agreement, correlation = V.flag(agreement, "agreement"), V.flag(correlation, "correlation")
     level = V.confidence(level, "level")
     resamples = V.integer(resamples, "resamples", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)

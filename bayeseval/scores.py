@@ -36,7 +36,7 @@ from . import validate as V
 from .counts import Counts, _check_ids
 
 __all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores", "score_matrix",
-           "binarise", "same_range", "thresholded", "names_avg_at_n"]
+           "binarise", "same_range", "RangeMismatch", "thresholded", "names_avg_at_n"]
 
 _LOC_LIMIT = 5
 MAX_MAGNITUDE = 1e12  # score ranges beyond this overflow the variance arithmetic: rescale instead
@@ -162,7 +162,18 @@ def score_range_arg(score_range: Any) -> tuple[float, float] | None:
         raise ValueError(f"score_range must be finite with lo < hi, got ({lo:g}, {hi:g})")
     if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
         raise ValueError(f"score_range must lie within +-{MAX_MAGNITUDE:g} (rescale the scores), got ({lo:g}, {hi:g})")
+    if hi - lo < 1.0 / MAX_MAGNITUDE:  # a width near the smallest doubles loses the variance arithmetic too
+        raise ValueError(f"score_range must be at least {1.0 / MAX_MAGNITUDE:g} wide (rescale the scores), got "
+                         f"({lo:g}, {hi:g})")
     return float(lo), float(hi)
+
+
+class RangeMismatch(ValueError):
+    """Scores compared on different ranges; ``model`` names the first whose range differs from the first one's."""
+
+    def __init__(self, message: str, model: str):
+        super().__init__(message)
+        self.model = model
 
 
 def same_range(named: dict) -> None:
@@ -170,8 +181,10 @@ def same_range(named: dict) -> None:
     ranges = {k: (v.lo, v.hi) for k, v in named.items() if isinstance(v, Scores)}
     if len(set(ranges.values())) > 1:
         shown = ", ".join(f"{k}: [{lo:g}, {hi:g}]" for k, (lo, hi) in ranges.items())
-        raise ValueError(f"the models' scores are on different ranges ({shown}); compare scores on one scale "
-                         "(rescale them, or give the same score_range to each)")
+        first = next(iter(ranges.values()))
+        raise RangeMismatch(f"the models' scores are on different ranges ({shown}); compare scores on one scale "
+                            "(rescale them, or give the same score_range to each)",
+                            next(k for k, r in ranges.items() if r != first))
 
 
 def looks_continuous(R: Any) -> bool:

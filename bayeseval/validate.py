@@ -102,6 +102,7 @@ LIMITS = {
     "n": 1_000_000,  # posterior draws asked of Estimate.draws / to_inference_data
     "resamples": 1_000_000,  # bootstrap / permutation resamples
     "replays": 10_000,  # random orders replayed by sequential.replay (each a whole sequential run: ~0.15 s)
+    "grid": 1_000_000,  # candidate means of a confidence sequence (10^7: 8 s and 1.4 GB per update)
     "magnitude": 1e15,  # |payoff entries| (category weights are rescaled, so any finite ones work)
     "digits": 15,  # decimals shown in a table (a double carries about 16 significant digits)
 }

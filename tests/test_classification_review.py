@@ -361,3 +361,15 @@ def test_file_labels_public_and_read_once_per_cell():
 
     assert file_labels(["1.0", " 1", "+1", "2.50", "cat", None, "1_0", "nan"]).tolist() == \
         ["1", "1", "1", "2.5", "cat", None, "1_0", "nan"]
+
+
+def test_classify_reads_a_model_column_without_the_flag(tmp_path, capsys):
+    """Without --model, a table with a 'model' column was one classifier over every model's rows, without a word."""
+    from bayeseval.cli import main
+
+    path = tmp_path / "m.csv"
+    path.write_text("model,label,pred\na,1,1\na,0,0\nb,1,0\nb,0,0\n")
+    assert main(["classify", str(path), "--true", "label", "--pred", "pred"]) == 0
+    out = capsys.readouterr().out
+    assert "model a" in out and "model b" in out and "2 predictions" in out and "4 predictions" not in out
+    assert "a Dirichlet of total mass 1 on the confusion matrix for balanced accuracy and macro F1" in out

@@ -149,3 +149,20 @@ def test_a_file_separated_otherwise_than_its_name_says(tmp_path, sep, name):
     p.write_text(sep.join(["model", "question", "score"]) + "\n" + sep.join(["a", "q1", "1"]) + "\n")
     with pytest.raises(ValueError, match=rf"the header .* is one column: the file looks {name}-separated"):
         load(p)
+
+
+def test_models_in_columns_with_a_trial_column_read_the_same_when_the_format_is_named(tmp_path):
+    """Detection read a 'trial' column beside models in columns; format='model-columns' refused the same file and
+    its error said 'pass run=', which load() does not take (columns={'trial': NAME} does)."""
+    import warnings
+
+    path = tmp_path / "mc.csv"
+    path.write_text("question,trial,gpt,claude\nq1,0,1,0\nq1,1,1,1\nq2,0,0,0\nq2,1,1,0\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        detected, named = be.load(path), be.load(path, format="model-columns")
+    for m, rows in (("gpt", [[1, 1], [0, 1]]), ("claude", [[0, 1], [0, 0]])):
+        assert np.array_equal(detected.matrix(m), rows) and np.array_equal(named.matrix(m), rows)
+    (tmp_path / "bad.csv").write_text("question,gpt,claude\nq1,1,0\nq1,1,1\n")
+    with pytest.raises(ValueError, match=r"pass run= \(load: columns=\{'trial': NAME\}; CLI --trial-col NAME\)"):
+        be.load(tmp_path / "bad.csv", format="model-columns")

@@ -157,3 +157,23 @@ def test_compare_all_on_several_datasets_names_models():
     with pytest.raises(ValueError, match=r"models holds several datasets \('d1', 'd2'\).*select\(datasets="):
         be.compare_all(s)
     assert sorted(be.compare_all(s.select(datasets=["d1"])).models) == ["a", "b"]
+
+
+def test_load_reads_score_range_for_every_input_and_refuses_unknown_keywords():
+    """load(..., score_range=) was ignored for inputs that are not tables (an outcome file read as 10 graded
+    categories without a word), and a misspelt keyword (score_rnage=) was accepted."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_text.json"
+    as_read = be.load(path)
+    scored = be.load(path, score_range=(1, 10))
+    for run in scored:
+        assert run.scale == (1.0, 10.0) and run.weights is None
+        assert np.nanmean(run.matrix) == pytest.approx(np.nanmean(as_read.run(run.model).values()))
+    with pytest.raises(ValueError, match=r"scores from 1 to 10 are not all in \[0, 5\]; give the range of the scores "
+                                         r"with score_range"):
+        be.load(path, score_range=(0, 5))
+    for bad in ({"score_rnage": (1, 10)}, {"bogus": 1}):
+        with pytest.raises(TypeError, match=rf"load\(\) got unknown keyword argument\(s\) \['{next(iter(bad))}'\]; "
+                                            r"the readers take \[.*'score_range'"):
+            be.load(path, **bad)

@@ -366,3 +366,20 @@ def test_kappas_zero_standard_error_warning_says_whether_the_labels_agree_on_eve
     assert any("(the labels agree on no item)" in w for w in none.warnings)
     every = judge_agreement(["x", "y", "x", "y"], ["x", "y", "x", "y"])
     assert every.kappa == 1.0 and any("(the labels agree on every item)" in w for w in every.warnings)
+
+
+def test_a_verdict_on_the_mid_p_alone_is_marked_tentative_as_in_compare():
+    """5 of 5 items for x: the exact sign-flip p is 0.0625, its mid-p 0.031 names x; compare marks such a verdict
+    tentative and win_rate said only 'x is preferred'."""
+    import bayeseval as be
+
+    frame = pd.DataFrame([[i, "x", "y", "model_a"] for i in range(5)], columns=["item", "model_a", "model_b", "winner"])
+    r = win_rate(from_long(frame), "x", "y")
+    assert r.decision == "A" and r.permutation["p_value"] == pytest.approx(0.0625)
+    assert r.verdict == ("x is preferred (tentative: 5 of 5 items prefer a side; the sign-flip p = 0.0625 > 0.05, its "
+                         "mid-p 0.03125 decides)")
+    assert r.to_dict()["verdict"] == r.verdict and any("borderline" in w for w in r.warnings)
+    c = be.compare(np.ones((5, 1), int), np.zeros((5, 1), int))  # the same five one-sided questions
+    assert "tentative" in c.verdict and c.decision == "A"
+    frame8 = pd.DataFrame([[i, "x", "y", "model_a"] for i in range(8)], columns=frame.columns)
+    assert win_rate(from_long(frame8), "x", "y").verdict == "x is preferred"  # p = 0.0078: no mark

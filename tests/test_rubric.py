@@ -154,6 +154,15 @@ def test_rubric_bad_input_is_named(change, match):
         rubric(t, dimensions=["faithfulness", "relevance"], scale=(1, 5))
 
 
+def test_rubric_options_are_checked_before_any_work():
+    """measurement='foo' was accepted, each dimension's alpha then a note quoting the error."""
+    t = _table(np.random.default_rng(6), items=6)
+    with pytest.raises(ValueError, match=r"measurement must be one of .*'ordinal'.*got 'foo'"):
+        rubric(t, dimensions=["faithfulness"], scale=(1, 5), measurement="foo")
+    with pytest.raises(TypeError, match=r"agreement must be True or False, got"):
+        rubric(t, dimensions=["faithfulness"], scale=(1, 5), agreement="no")
+
+
 def test_constraints_are_parsed_and_checked():
     assert parse_constraints("faithfulness>=4, relevance >= 3.5", ["faithfulness", "relevance"]) == \
         {"faithfulness": 4.0, "relevance": 3.5}

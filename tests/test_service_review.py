@@ -135,8 +135,10 @@ def test_monitor_scores_outside_a_range_is_422_naming_b_not_500(api):
 def test_monitor_refuses_scores_on_different_ranges_as_compare_does(api, a, b):
     err = error_of(api.post("/v1/monitor", json={"a": a, "b": b}), 422, "b")
     assert "scores are on different ranges" in err["message"]
-    same = api.post("/v1/compare", json={"a": a, "b": b}).json()["error"]["message"]
+    same = error_of(api.post("/v1/compare", json={"a": a, "b": b}), 422, "b")["message"]  # it named 'metric'
     assert err["message"] == same  # the one shared check
+    ranked = api.post("/v1/rank", json={"models": {"a": a, "b": b, "c": a}})
+    assert error_of(ranked, 422, "models.b")["message"].startswith("the models' scores are on different ranges")
 
 
 def test_monitor_scores_against_0_1_outcomes_on_one_scale_still_run(api):

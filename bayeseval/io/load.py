@@ -187,8 +187,9 @@ def _model_columns_layout(path: Path, header: list[str], columns: dict) -> dict 
     if ids and sum(bool(re.fullmatch(r".+\.\d+", i)) for i in ids) > len(ids) / 2:
         raise ValueError(f"{path}: ambiguous layout: the row ids look like 'question.run' ({ids[:3]} ...) but do "
                          "not follow q, q.1, q.2, ...; pass format='wide' (CLI --input-format wide: one model, "
-                         "rows are questions, columns are trials) or format='model-columns' with run= "
-                         "(CLI --input-format model-columns --trial-col NAME: columns are models)")
+                         "rows are questions, columns are trials) or format='model-columns' with "
+                         "columns={'trial': NAME} (CLI --input-format model-columns --trial-col NAME: columns are "
+                         "models)")
     return None
 
 
@@ -287,6 +288,8 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
         opts = {k: columns[k] for k in ("question", "dataset") if k in columns}
         if "run" in columns or "trial" in columns:
             opts["run"] = columns.get("run", columns.get("trial"))
+        elif "trial" in header and columns.get("question", "question") in header:  # as detection reads it
+            opts["run"] = "trial"
         return read_model_columns(path, **truncated, **opts)
     if fmt == "wide":
         wide = {k: v for k, v in columns.items() if k in ("model", "dataset", "question")}
@@ -305,6 +308,26 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
         accepted = inspect.signature(reader).parameters
         return reader(path, **{k: v for k, v in options.items() if k in accepted})
     raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+
+
+#: keyword arguments of load() that some reader takes (the others ignore them); the tables take the first two
+_TABLE_OPTIONS = ("allow_truncated", "score_range")
+
+
+def _reader_options() -> set:
+    """Every keyword argument that a tool reader takes (besides the path)."""
+    names = set(_TABLE_OPTIONS)
+    for fmt in ("aisbench", "opencompass", "lm-eval", "inspect"):
+        params = list(inspect.signature(_vendor(fmt)).parameters.values())[1:]
+        names |= {p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return names
+
+
+def _check_options(options: dict) -> None:
+    unknown = sorted(set(options) - _reader_options())
+    if unknown:
+        raise TypeError(f"load() got unknown keyword argument(s) {unknown}; the readers take "
+                        f"{sorted(_reader_options())} (and format=, columns=, engine=, progress=)")
 
 
 ENGINES = ("auto", "duckdb", "spark", "pandas")
@@ -390,8 +413,10 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     ``columns`` renames the long table's columns (keys ``model``, ``question``,
     ``trial``, ``score``, ``dataset``); other keyword arguments go to the tool
     reader that takes them (e.g. ``regroup=`` for AISBench, ``metric=`` for
-    lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` and ``score_range=``
-    for tables) and are ignored by the others.
+    lm-eval, ``scorer=`` for inspect_ai, ``allow_truncated=`` for tables) and are
+    ignored by the others; one that no reader takes is a TypeError.
+    ``score_range=(lo, hi)`` reads every input as scores in that range (a table's
+    cells as they are, a category as its weight).
 
     ``engine``: ``"auto"`` (default) counts Parquet files, globs (``'runs/*.parquet'``), folders of Parquet
     shards and URLs inside DuckDB (:func:`bayeseval.io.scale.count_table`: only per-question counts come back)
@@ -402,6 +427,7 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    _check_options(options)
     _check_roles(columns)
     pd = sys.modules.get("pandas")
     if pd is not None and isinstance(paths, pd.DataFrame):  # a long table in memory (the README lists it)
@@ -434,5 +460,8 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
     columns = dict(columns or {})
     sets = [_load_one(p, format, columns, options) for p in paths]
-    return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
+    out = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
+    # the tables read their cells as scores in score_range; every other input (a tool's folder, an outcome file)
+    # is read as its layout says, then as scores in that range (a category becomes its weight), as the CLI's --scores
+    return out.as_scores(options["score_range"]) if options.get("score_range") is not None else out
 

@@ -639,8 +639,9 @@ def read_model_columns(path: str | Path, *, dataset: str = UNNAMED_DATASET, ques
             split = (list(ids), [0] * len(ids))  # plain ids, each once: one run per question
         if split is None:
             raise ValueError(f"{path}: column {str(qcol)!r}: the row ids are neither 'question.run' ids (q, q.1, q.2, "
-                             "...) nor one row per question; pass run= (CLI --trial-col NAME) for a separate run "
-                             "column, or read the file with format='wide' (one model, columns are trials)")
+                             "...) nor one row per question; pass run= (load: columns={'trial': NAME}; CLI --trial-col "
+                             "NAME) for a separate run column, or read the file with format='wide' (one model, columns "
+                             "are trials)")
         qs, runs = split
     models = [c for c in df.columns if c not in (qcol, run)]
     if not models:

@@ -373,6 +373,12 @@ def read_records(path: Any, what: str = "table"):
     if not all(isinstance(c, str) for c in df.columns):
         raise ValueError(f"{p}: expected one record (an object with named fields) per row, got columns "
                          f"{', '.join(map(str, df.columns[:5]))}")
+    for c in df.columns[(df.dtypes == object).to_numpy()]:  # JSON: a list or object in a field is no label
+        nested = np.flatnonzero(df[c].map(lambda v: isinstance(v, (list, dict))).to_numpy(dtype=bool))
+        if nested.size:
+            v = df[c].iloc[nested[0]]
+            raise ValueError(f"{p}: record {nested[0]} (from 0): field {c!r} is a {type(v).__name__} ({v!r:.60}); "
+                             "a name, label or rating is one value")
     return df
 
 

@@ -184,7 +184,7 @@ def bradley_terry(prefs: Preferences, *, ties: str = "davidson", level: float = 
     check_choice(ties, "ties", ("davidson", "split", "exclude"))
     check_choice(covariance, "covariance", ("auto", "laplace", "sandwich"))
     level = V.confidence(level, "level")
-    prior_sd = V.real(prior_sd, "prior_sd", lo=0.0, lo_open=True, hi=1e3)
+    prior_sd = V.real(prior_sd, "prior_sd", lo=1e-3, hi=1e3)  # below 1e-3 every strength is 0; 1e-200 overflowed
     draws = V.integer(draws, "draws", minimum=100)
     seed = DEFAULT_SEED if seed is None else V.integer(seed, "seed", minimum=0)
     K = len(prefs.models)

@@ -204,6 +204,7 @@ class WinRate(Result):
     position: dict | None
     basis: str
     warnings: tuple = field(default=())
+    tentative: str = ""  # decided on the sign-flip's mid-p alone (its p above 1 - level): said beside the verdict
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
         if level not in (None, self.level) or method not in (None, "exact"):
@@ -213,7 +214,7 @@ class WinRate(Result):
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("a", "b", "scope", "ties", "level", "n_items", "n_labels", "value",
                                               "mean", "lo", "hi", "p_a_better", "design_effect", "decision",
-                                              "sign_test", "permutation", "bootstrap", "position", "basis")}
+                                              "verdict", "sign_test", "permutation", "bootstrap", "position", "basis")}
         out["counts"] = dict(zip(("a_preferred", "tie", "b_preferred"), map(int, self.counts)))
         out["warnings"] = list(self.warnings)
         return out
@@ -246,7 +247,8 @@ class WinRate(Result):
 
     @property
     def verdict(self) -> str:
-        return {"A": f"{self.a} is preferred", "B": f"{self.b} is preferred"}.get(self.decision, "no clear preference")
+        side = {"A": f"{self.a} is preferred", "B": f"{self.b} is preferred"}.get(self.decision)
+        return side + self.tentative if side else "no clear preference"
 
 
 def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", ties: str = "split",
@@ -331,9 +333,14 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
     what = f"mean per-item net preference of {a} over {b} = 0"
     perm = sign_flip_test(d, resamples=resamples, rng=r_perm, tests=what)
     boot = paired_bootstrap(d, resamples=resamples, level=level, rng=r_boot, tests=what)
-    decision = None
+    decision, tentative = None, ""
     if perm["mid_p"] <= 1.0 - level and perm.statistic != 0:
         decision = "A" if perm.statistic > 0 else "B"
+        if perm.p_value > 1.0 - level:  # decided on the mid-p only: say how thin it is, as compare does
+            tentative = (f" (tentative: {npos + nneg} of {M} items prefer a side; the sign-flip p = "
+                         f"{perm.p_value:.4g} > {1 - level:.2g}, its mid-p {perm['mid_p']:.4g} decides)")
+            warns.append(f"the verdict is borderline ({npos + nneg} of {M} items prefer a side): the sign-flip test's "
+                         f"p = {perm.p_value:.4g} would not decide at {pct(level)}; its mid-p {perm['mid_p']:.4g} does")
     if M < 10:
         warns.append(f"only {M} items compare {a!r} and {b!r}: intervals and tests over items are rough")
     position = _position(pos, level, r_pos, str(a), str(b), warns) if pos is not None and pos.sum() > 0 else None
@@ -344,7 +351,7 @@ def win_rate(prefs: Preferences, a: Any, b: Any, *, scope: str = "population", t
                    permutation={"p_value": float(perm.p_value), "mid_p": float(perm["mid_p"]), "method": perm.method},
                    bootstrap={"estimate": float(boot.statistic), "lo": float(boot.lo), "hi": float(boot.hi),
                               "p_value": boot.p_value, "method": "bca"},
-                   position=position, basis=basis, warnings=tuple(warns))
+                   position=position, basis=basis, warnings=tuple(warns), tentative=tentative)
 
 
 def _position(pos: np.ndarray, level: float, rng: np.random.Generator, a: str, b: str, warns: list) -> dict | None:

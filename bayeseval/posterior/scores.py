@@ -145,7 +145,11 @@ class ScorePosterior(Posterior):
         lo, hi = self.range
         if scope == "population" or self.one_trial:
             y = lo + (hi - lo) * rng.random((n, 1))
-            return np.clip(dp_draws_studentized(self._x[:, None], self.freq, y, *self._pseudo(), rng)[:, 0], lo, hi)
+            # the questions' scores in sorted order (equal ones together), as the count states are: the draws of a
+            # seed do not depend on the order the questions came in (a file read by another engine, sorted)
+            rows, freq = np.unique(self._x, return_counts=True)
+            return np.clip(dp_draws_studentized(rows[:, None], freq.astype(float), y, *self._pseudo(), rng)[:, 0],
+                           lo, hi)
         total, df = self.error_model()
         scale = math.sqrt(total) / self.M  # the t's scale (its sd is larger: _moments)
         z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)

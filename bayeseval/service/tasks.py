@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 import bayeseval as B
+from bayeseval.scores import RangeMismatch
 from bayeseval.validate import ArgumentError
 
 from .errors import ServiceError, library_field
@@ -73,8 +74,10 @@ def _field(context: str | None, known: dict | None = None, strip: str | None = N
         msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         if strip:
             msg = _reroot(msg, strip)
-        raise ServiceError(422, "validation_error", library_field(msg, context, _KNOWN if known is None else known),
-                           msg or type(exc).__name__) from None
+        field = library_field(msg, context, _KNOWN if known is None else known)
+        if isinstance(exc, RangeMismatch) and known and exc.model in known:  # the model whose range differs
+            field = known[exc.model]
+        raise ServiceError(422, "validation_error", field, msg or type(exc).__name__) from None
     except (ArithmeticError, RecursionError, MemoryError) as exc:  # extreme magnitudes, too deep, too big
         what = {RecursionError: "is nested too deeply", MemoryError: "needs more memory than this service allows"}
         why = next((v for k, v in what.items() if isinstance(exc, k)), "is outside the computable range")
@@ -296,7 +299,7 @@ def rank(req: RankRequest) -> dict:
         models = {name: _counts(o, f"models.{name}", binary="rank") for name, o in req.models.items()}
         metric, params = metric_args(req.metric)
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")},
-                 **{name: "models" for name in models}}
+                 **{name: f"models.{name}" for name in models}}
         with _field("metric", known):
             res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
                                 prior=_prior(req.prior), test=req.test, pairs=req.pairs, draws=req.draws,
