@@ -57,14 +57,14 @@ def _progress(iterable, args, desc: str, total: int | None = None):
                 file=sys.stderr, leave=False)
 
 
-def _split(text: str | None, flag: str = "") -> list[str] | None:
+def _split(text: str | None, flag: str = "", unique: bool = True) -> list[str] | None:
     if text is None:
         return None
     items = [t.strip() for t in re.split(r",(?![^\[]*\])", text) if t.strip()]  # commas inside [...] (a payoff
     # vector) do not split
     if not items:
         raise UsageError(f"{flag or 'a list option'}: give at least one comma-separated name, got {text!r}")
-    twice = next((t for i, t in enumerate(items) if t in items[:i]), None)
+    twice = next((t for i, t in enumerate(items) if t in items[:i]), None) if unique else None
     if twice is not None:  # --models a,a,b was two models without a word
         raise UsageError(f"{flag or 'a list option'}: {twice!r} is named twice; name each once")
     return items
@@ -126,6 +126,10 @@ def _load(paths, args):
         data = data.select(models=models, datasets=datasets)
     if getattr(args, "scores", None) is not None:
         data = data.as_scores(_score_range(args.scores))
+    if getattr(args, "threshold", None) is not None:  # every command reads 0/1 outcomes from here on
+        data = data.thresholded(args.threshold)
+        print(f"bayeseval: note: --threshold {args.threshold:g}: a trial whose score is above it counts as correct",
+              file=sys.stderr)
     return data
 
 
@@ -199,6 +203,8 @@ def cmd_report(args) -> int:
         where = f"{exc.dataset}/{exc.model}" if several and getattr(exc, "dataset", None) else getattr(exc, "model", "")
         metric = metrics[exc.metric_index] if getattr(exc, "metric_index", None) is not None else ""
         prefix = ", ".join(p for p in (where, metric) if p)
+        if isinstance(exc, V.ArgumentError):  # its slots kept: the line names the options
+            raise exc.prefixed(f"{prefix}: " if prefix else "") from exc
         raise type(exc)(f"{prefix}: {exc}" if prefix else str(exc)) from exc
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
@@ -784,7 +790,7 @@ def cmd_classify(args) -> int:
                              "--true / --pred / --model / --item")
     # a cell that reads as a finite number is that number (1 and 1.0 one class), other text stays text
     df = df.assign(**{c: file_labels(df[c]) for c in {args.true, args.pred}})
-    labels = None if args.labels is None else file_labels(_split(args.labels, "--labels")).tolist()
+    labels = None if args.labels is None else file_labels(_split(args.labels, "--labels", unique=False)).tolist()
     positive = None if args.positive is None else file_labels([args.positive])[0]
     if args.model:
         empty = np.flatnonzero((df[args.model].isna() | (df[args.model].astype(str).str.strip() == "")).to_numpy())
@@ -1067,6 +1073,9 @@ def _add_input(p, many: bool = True) -> None:
     g.add_argument("--scores", nargs="?", const="0,1", default=None, metavar="LO,HI",
                    help="read the outcomes as continuous scores in [LO, HI] (default 0,1): token F1, BLEU, judge "
                         "probabilities, grades compared by their mean; metric avg (a negative LO: --scores=-5,5)")
+    g.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="with --scores: count a trial correct when its score > T, for 0/1 metrics (pass@k, maj@k, "
+                        "...) on scores")
 
 
 def _add_stats(p, *, interval: bool = True) -> None:

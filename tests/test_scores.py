@@ -177,7 +177,7 @@ def test_estimate_reads_scores_and_asks_for_a_threshold_elsewhere():
     R = _pool(rng, 30, 4)
     e = be.estimate(R)
     assert e.value == pytest.approx(R.mean()) and e.lo < e.value < e.hi and e.prior == "robust"
-    with pytest.raises(ValueError, match=r"pass@2 needs 0/1 outcomes.*threshold=t"):
+    with pytest.raises(ValueError, match=r"pass@2 needs 0/1 outcomes.*or threshold t to count a trial correct"):
         be.estimate(R, "pass@2")
     t = be.estimate(R, "pass@2", threshold=0.4)
     ref = be.estimate((R > 0.4).astype(int), "pass@2")

@@ -162,6 +162,27 @@ class Run:
                                   a=seen.min(), b=seen.max(), lo=rng[0], hi=rng[1])
         return replace(self, matrix=m, weights=None, scale=rng)
 
+    def thresholded(self, threshold: Any) -> "Run":
+        """This run's scores as 0/1 outcomes, 1 where a trial's score is above ``threshold`` (missing stays
+        missing), for the 0/1 metrics (pass@k, maj@k, ...) on scores; the run must hold scores (:meth:`as_scores`).
+
+        >>> r = Run("d", "m", ("q1", "q2"), np.array([[0.2, 0.9], [0.7, np.nan]]), scale=(0.0, 1.0))
+        >>> r.thresholded(0.5).matrix
+        array([[ 0.,  1.],
+               [ 1., nan]])
+        """
+        if self.scale is None:
+            raise V.ArgumentError("{threshold} counts a score above it as correct; {run} holds "
+                                  + ("graded categories" if self.weights is not None else "0/1 outcomes")
+                                  + ", not scores: read them as scores first ({score_range})", "threshold",
+                                  "score_range", run=f"{self.dataset}/{self.model}")
+        try:
+            t = V.real(threshold, "threshold", lo=self.scale[0], hi=self.scale[1])
+        except ValueError as exc:
+            raise V.slotted(exc, "threshold") from None
+        m = self.matrix
+        return replace(self, matrix=np.where(np.isnan(m), np.nan, (m > t).astype(np.float64)), scale=None)
+
     def __repr__(self) -> str:
         n = self.n
         N = str(int(n[0])) if n.size and n.min() == n.max() else f"{int(n.min())}..{int(n.max())}"
@@ -206,6 +227,11 @@ class CountRun:
 
     def values(self):
         return self.matrix
+
+    def thresholded(self, threshold: Any):
+        raise ValueError(f"run {self.dataset}/{self.model} was counted by a query engine: its scores are summed per "
+                         "question, so a threshold cannot be applied to each trial; threshold the score column "
+                         "before counting (a column score > T), or read the table with engine='pandas'")
 
     def counts(self, str_ids: bool = False) -> Counts | Scores:
         c = self._counts
@@ -356,6 +382,11 @@ class OutcomeSet:
         out = OutcomeSet([r.as_scores(score_range) for r in self], source=self.source, license=self.license,
                          notes=self.notes, warnings=self.warnings)
         return out
+
+    def thresholded(self, threshold: Any) -> "OutcomeSet":
+        """Every run's scores as 0/1 outcomes above ``threshold`` (see :meth:`Run.thresholded`)."""
+        return OutcomeSet([r.thresholded(threshold) for r in self], source=self.source, license=self.license,
+                          notes=self.notes, warnings=self.warnings)
 
     def _keys(self) -> list[str]:
         return [f"{d}/{m}" for d, m in self._runs]

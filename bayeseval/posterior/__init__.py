@@ -160,9 +160,10 @@ def _score_posterior(R, spec: MetricSpec, prior, alpha0, beta0, w, R0, score_ran
         raise ValueError("avg@n counts a replica correct when its score exceeds a threshold (AISBench); pass "
                          "threshold= (0.5 there), or use metric='avg' for the mean score")
     if spec.kind != "mean" or spec.name == "bayes":
-        raise ValueError(f"{spec.label} needs 0/1 outcomes; these are scores in [{scores.lo:g}, {scores.hi:g}] "
-                         "(a value that is not 0 or 1, or score_range= was given): use metric='avg' for the mean "
-                         "score, or threshold=t to count a trial correct when its score > t")
+        raise V.ArgumentError("{label} needs 0/1 outcomes; these are scores in [{lo:g}, {hi:g}] (a value that is not "
+                              "0 or 1, or {score_range} was given): use metric='avg' for the mean score, or "
+                              "{threshold} t to count a trial correct when its score > t", "score_range", "threshold",
+                              label=spec.label, lo=scores.lo, hi=scores.hi)
     if w is not None or R0 is not None:
         raise ValueError("w and R0 are for categorical outcomes; scores are used as they are")
     if alpha0 is not None or beta0 is not None or prior not in (None, "robust"):

@@ -132,12 +132,41 @@ def _array(o: Outcomes) -> np.ndarray:
         return np.array([r + [None] * (width - len(r)) for r in o.matrix], dtype=np.float64)
 
 
+def _score_array(o: Outcomes) -> np.ndarray:
+    """The ``scores`` rows as a float matrix, NaN for null / absent (ragged) trials."""
+    width = max(len(r) for r in o.scores)
+    return np.array([r + [None] * (width - len(r)) for r in o.scores], dtype=np.float64)
+
+
 def _scores(o: Outcomes, field: str):
     """Scores (with ids) of a model given as ``{"scores": ..., "range": [lo, hi]}``."""
-    width = max(len(r) for r in o.scores)
-    arr = np.array([r + [None] * (width - len(r)) for r in o.scores], dtype=np.float64)
+    arr = _score_array(o)
     with _field(field, {}):
         return B.to_scores(arr, score_range=tuple(o.range), missing=np.nan, ids=o.ids, name=field)
+
+
+def _raw_scores(models: dict, counted: dict, threshold: str | None, where: str = "") -> tuple[dict, dict]:
+    """A metric with a ``threshold`` (the request field ``threshold`` names it) counts a trial correct when its score
+    is above it, so the library needs the scores themselves, not their per-question sums: ``(inputs, extra keyword
+    arguments)`` with every model passed as its raw scores (a DataFrame when ids are given) and their
+    ``score_range``; without a threshold, ``counted`` as is.  A model given as outcomes is refused, naming both."""
+    if threshold is None:
+        return counted, {}
+    plain = [name for name, o in models.items() if getattr(o, "scores", None) is None]
+    if plain:
+        raise ServiceError(422, "validation_error", threshold, f"{threshold}.threshold counts a trial correct when its "
+                           f"score is above it; {where}{plain[0]} gives outcomes, not scores (give 'scores' and "
+                           "'range', or leave the threshold out)")
+    import pandas as pd
+
+    out, ranges = dict(counted), set()
+    for name, o in models.items():
+        if getattr(o, "scores", None) is None:
+            continue
+        arr = _score_array(o)
+        out[name] = arr if o.ids is None else pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
+        ranges.add(tuple(o.range))
+    return out, {"missing": np.nan, **({"score_range": ranges.pop()} if len(ranges) == 1 else {})}
 
 
 def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
@@ -183,6 +212,15 @@ def _n(counts: B.Counts) -> int | list[int]:
 
 
 # ----------------------------------------------------------------------------- endpoints
+def _evaluate(req: MetricsRequest, name: str, counts: Any, items: list):
+    """:func:`bayeseval.evaluate` of one model's every metric; with a metric's ``threshold``, the raw scores."""
+    o = req.models[name]
+    at = next((f"metrics[{i}]" for i, (_, p) in enumerate(items) if p.get("threshold") is not None), None)
+    inputs, kw = _raw_scores({name: o}, {name: counts}, at, "models.")
+    return B.evaluate(inputs, items, w=o.weights, scope=req.scope, interval=req.interval, level=req.level,
+                      prior=_prior(req.prior), draws=req.draws, seed=req.seed, **kw)
+
+
 def metrics(req: MetricsRequest) -> dict:
     """``POST /v1/metrics``: :func:`bayeseval.estimate` for every (model, metric)."""
     out, warns = [], []
@@ -191,9 +229,7 @@ def metrics(req: MetricsRequest) -> dict:
         items = [metric_args(item) for item in req.metrics]
         for name, counts in data.items():  # counted once above; one population fit per model
             with _metric_field(model=f"models.{name}"):
-                ev = B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
-                                interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
-                                seed=req.seed)
+                ev = _evaluate(req, name, counts, items)
             out += [e.to_dict() for e in ev]
     return clean({"estimates": out, "warnings": warns})
 
@@ -214,9 +250,7 @@ def report_html(req: MetricsRequest) -> str:
         ests: list = []
         for name, counts in data.items():
             with _metric_field(model=f"models.{name}"):
-                ests += B.evaluate({name: counts}, items, w=req.models[name].weights, scope=req.scope,
-                                   interval=req.interval, level=req.level, prior=_prior(req.prior), draws=req.draws,
-                                   seed=req.seed).estimates
+                ests += _evaluate(req, name, counts, items).estimates
         binary = {n: c for n, c in data.items()
                   if isinstance(c, B.Counts) and c.is_binary and req.models[n].weights is None}
         ranking = []
@@ -244,6 +278,13 @@ def report_html(req: MetricsRequest) -> str:
     return html_report(B.Evaluation(ests), ranking, provenance=prov, pass_at_k=curves, warnings=warns)
 
 
+def _pair_inputs(req, a: Any, b: Any, params: dict) -> tuple[tuple, dict]:
+    """``a`` and ``b`` as compare / monitor receive them: raw scores where a metric's ``threshold`` needs them."""
+    inputs, kw = _raw_scores({"a": req.a, "b": req.b}, {"a": a, "b": b},
+                             "metric" if params.get("threshold") is not None else None)
+    return (inputs["a"], inputs["b"]), kw
+
+
 def compare(req: CompareRequest) -> dict:
     """``POST /v1/compare``: :func:`bayeseval.compare` of ``a`` and ``b``."""
     warns: list = []
@@ -253,27 +294,34 @@ def compare(req: CompareRequest) -> dict:
         metric, params = metric_args(req.metric)
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")},
                  req.names[0]: "b", req.names[1]: "b"}
+        (a, b), kw = _pair_inputs(req, a, b, params)
         with _field("metric", known):
             res = B.compare(a, b, metric=metric, scope=req.scope, rope=req.rope, level=req.level, seed=req.seed,
                             prior=_prior(req.prior), interval=req.interval, draws=req.draws,
                             resamples=req.resamples, collapse=req.collapse, names=tuple(req.names),
-                            missing=np.nan, **params)
+                            **{"missing": np.nan, **kw}, **params)
     return clean({**res.to_dict(), "warnings": warns})
 
 
 def monitor(req: MonitorRequest) -> dict:
     """``POST /v1/monitor``: :class:`bayeseval.sequential.SequentialCompare` over the rows of ``a`` and ``b``."""
     from ..comparison.paired import align, as_counts
-    from ..scores import Scores, same_range
+    from ..scores import Scores, binarise, same_range
     from ..sequential import SequentialCompare, question_values
 
     warns: list = []
     with _warnings(warns):
         a = _counts(req.a, "a")  # 0/1, graded with weights, or scores: question_values scores each kind
         b = _counts(req.b, "b")
+        metric, params = metric_args(req.metric)
+        if params.get("threshold") is not None:  # scores above it count as correct: 0/1 outcomes from here on
+            (a, b), kw = _pair_inputs(req, a, b, params)
+            t = params.pop("threshold")
+            with _field("metric", {**_KNOWN, "threshold": "metric"}):
+                a, b = (B.to_counts(binarise(x, t, missing=np.nan, name=n, score_range=kw.get("score_range")),
+                                    missing=np.nan) for x, n in ((a, "a"), (b, "b")))
         with _field("b", {}):
             b, _ = align(a, b, names=("a", "b"))
-        metric, params = metric_args(req.metric)
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")}}
         with _field("metric", known):
             xa, (lo, hi) = question_values(a, metric, w=req.a.weights, name="a", **params)
@@ -300,10 +348,12 @@ def rank(req: RankRequest) -> dict:
         metric, params = metric_args(req.metric)
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")},
                  **{name: f"models.{name}" for name in models}}
+        models, kw = _raw_scores(req.models, models, "metric" if params.get("threshold") is not None else None,
+                                 "models.")
         with _field("metric", known):
             res = B.compare_all(models, metric=metric, scope=req.scope, level=req.level, seed=req.seed,
                                 prior=_prior(req.prior), test=req.test, pairs=req.pairs, draws=req.draws,
-                                resamples=req.resamples, shrink=req.shrink, **params)
+                                resamples=req.resamples, shrink=req.shrink, **kw, **params)
     return clean({**res.to_dict(), "warnings": warns})
 
 

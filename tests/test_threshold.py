@@ -1,0 +1,86 @@
+"""A threshold on scores (a trial counts as correct when its score is above it) in every front end: the library
+had threshold=, and its error for pass@k on scores pointed at it, but the command line and the service had no way
+to give one.  Each front end is checked against the library on the same scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import bayeseval as be
+from bayeseval.cli import main
+
+TOT = Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_text.json"
+
+
+def _scores(model: str) -> np.ndarray:
+    return be.load(TOT, score_range=(1, 10)).run(model).matrix
+
+
+def test_the_command_line_reads_scores_above_the_threshold_as_correct(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["report", str(TOT), "--scores", "1,10", "--threshold", "7", "--metrics", "avg,pass@2",
+                 "--format", "json", "-o", str(out)]) == 0
+    assert "--threshold 7: a trial whose score is above it counts as correct" in capsys.readouterr().err
+    rows = {(r["model"], r["metric"]): r for r in json.loads(out.read_text())}
+    for model in ("gpt-4 IO", "gpt-4 CoT"):
+        S = _scores(model)
+        ref = be.estimate(S, "pass@2", threshold=7, score_range=(1, 10), missing=np.nan)
+        assert rows[model, "pass@2"]["value"] == pytest.approx(ref.value, abs=1e-12)
+        assert (rows[model, "pass@2"]["lo"], rows[model, "pass@2"]["hi"]) == pytest.approx((ref.lo, ref.hi), abs=1e-9)
+        correct = np.where(np.isnan(S), np.nan, S > 7)  # the mean over questions of each one's share correct
+        assert rows[model, "avg"]["value"] == pytest.approx(np.mean(np.nanmean(correct, axis=1)), abs=1e-12)
+    cmp = tmp_path / "c.json"
+    assert main(["compare", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7",
+                 "--metric", "pass@2", "--format", "json", "-o", str(cmp)]) == 0
+    ref = be.compare(_scores("gpt-4 IO"), _scores("gpt-4 CoT"), metric="pass@2", threshold=7, score_range=(1, 10),
+                     missing=np.nan, names=("gpt-4 IO", "gpt-4 CoT"))
+    got = json.loads(cmp.read_text())[0]
+    assert got["delta"]["mean"] == pytest.approx(ref.delta.mean, abs=1e-12) and got["verdict"] == ref.verdict
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--threshold", "7"], "bayeseval: error: --threshold counts a score above it as correct; Creative writing, "
+                           "tasks 0-99 (Tree of Thoughts, Fig. 5a)/gpt-4 IO holds graded categories, not scores: "
+                           "read them as scores first (--scores)"),
+    (["--scores", "1,10", "--threshold", "70"], "bayeseval: error: --threshold must lie in [1, 10], got 70.0"),
+    (["--scores", "1,10", "--metrics", "pass@2"], "bayeseval: error: gpt-4 IO, pass@2: pass@2 needs 0/1 outcomes; "
+                                                   "these are scores in [1, 10] (a value that is not 0 or 1, or "
+                                                   "--scores was given): use metric='avg' for the mean score, or "
+                                                   "--threshold t to count a trial correct when its score > t"),
+])
+def test_threshold_errors_name_the_options(capsys, argv, message):
+    assert main(["report", str(TOT), *argv]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == message
+
+
+def test_the_service_takes_a_threshold_in_the_metric():
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    rng = np.random.default_rng(0)
+    S, T = rng.random((20, 3)).round(3), rng.random((20, 3)).round(3)
+    metric = {"name": "pass@k", "k": 2, "threshold": 0.5}
+    with TestClient(create_app()) as c:
+        r = c.post("/v1/metrics", json={"models": {"a": {"scores": S.tolist()}}, "metrics": ["avg", metric]}).json()
+        got = {e["metric"]: e for e in r["estimates"]}
+        ref = be.estimate(S, "pass@2", threshold=0.5, score_range=(0, 1))
+        assert got["pass@2 (threshold=0.5)"]["value"] == pytest.approx(ref.value)
+        assert got["pass@2 (threshold=0.5)"]["hi"] == pytest.approx(ref.hi) and got["avg"]["value"] == pytest.approx(S.mean())
+        pair = {"a": {"scores": S.tolist()}, "b": {"scores": T.tolist()}, "metric": metric}
+        ref = be.compare(S, T, metric="pass@2", threshold=0.5, score_range=(0, 1))
+        assert c.post("/v1/compare", json=pair).json()["p_a_better"] == pytest.approx(ref.p_a_better)
+        ranked = c.post("/v1/rank", json={"models": {"a": pair["a"], "b": pair["b"], "c": pair["a"]},
+                                          "metric": metric}).json()
+        ref = be.compare_all({"a": S, "b": T, "c": S}, metric="pass@2", threshold=0.5, score_range=(0, 1))
+        assert {m["model"]: m["p_best"] for m in ranked["models"]} == pytest.approx(ref.p_best)
+        assert c.post("/v1/monitor", json=pair).json()["questions"] == 20
+        bad = c.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1], [1, 1]]}},
+                                          "metrics": ["avg", metric]})
+        assert bad.status_code == 422 and bad.json()["error"]["field"] == "metrics[1]"
+        assert bad.json()["error"]["message"].startswith("metrics[1].threshold counts a trial correct when its score "
+                                                         "is above it; models.a gives outcomes, not scores")
