@@ -435,7 +435,10 @@ def cmd_compare(args) -> int:
     results = []
     for da, ra, rb in _progress(pairs, args, "comparing"):
         if ra.weights is not None or rb.weights is not None:
-            raise UsageError(f"compare needs 0/1 outcomes; dataset {da!r} has graded (categorical) outcomes")
+            graded = ra.model if ra.weights is not None else rb.model
+            raise UsageError(f"compare needs 0/1 outcomes or scores; {graded!r} on dataset {da!r} has graded "
+                             "(categorical) outcomes or partial credit: --scores LO,HI compares them by their mean "
+                             "score (--threshold T with it counts a score above T as correct)")
         str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}  # "7" in one file, 7 in another
         res = compare(ra.counts(str_ids), rb.counts(str_ids), metric=args.metric, scope=args.scope, level=args.level, rope=rope,
                       seed=args.seed, resamples=args.resamples, names=(name_a, name_b),
@@ -1430,6 +1433,7 @@ def main(argv=None) -> int:
                 warnings.showwarning = _show_warning
             _require_extras(args)
             _check_tau(args)
+            _check_output(getattr(args, "output", None))  # -o into a missing folder: before any work, every command
             _check_paths(args)
             return args.func(args)
     except BrokenPipeError:  # `bayeseval report ... | head`: the reader left; not an error

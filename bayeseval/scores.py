@@ -36,7 +36,7 @@ from . import validate as V
 from .counts import Counts, _check_ids
 
 __all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores", "score_matrix",
-           "binarise", "same_range", "RangeMismatch", "thresholded", "names_avg_at_n"]
+           "binarise", "same_range", "RangeMismatch", "label_threshold", "thresholded", "names_avg_at_n"]
 
 _LOC_LIMIT = 5
 MAX_MAGNITUDE = 1e12  # score ranges beyond this overflow the variance arithmetic: rescale instead
@@ -158,13 +158,13 @@ def score_range_arg(score_range: Any) -> tuple[float, float] | None:
     if isinstance(score_range, (str, bytes)) or not hasattr(score_range, "__len__") or len(score_range) != 2:
         raise V.InputTypeError(f"score_range must be a pair (lo, hi), got {V.describe(score_range)}")
     lo, hi = (V.real(x, "score_range") for x in score_range)
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"score_range must be finite with lo < hi, got ({lo:g}, {hi:g})")
-    if max(abs(lo), abs(hi)) > MAX_MAGNITUDE:
-        raise ValueError(f"score_range must lie within +-{MAX_MAGNITUDE:g} (rescale the scores), got ({lo:g}, {hi:g})")
-    if hi - lo < 1.0 / MAX_MAGNITUDE:  # a width near the smallest doubles loses the variance arithmetic too
-        raise ValueError(f"score_range must be at least {1.0 / MAX_MAGNITUDE:g} wide (rescale the scores), got "
-                         f"({lo:g}, {hi:g})")
+    why = ("must be finite with lo < hi" if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi)
+           else f"must lie within +-{MAX_MAGNITUDE:g} (rescale the scores)" if max(abs(lo), abs(hi)) > MAX_MAGNITUDE
+           # a width near the smallest doubles loses the variance arithmetic too
+           else f"must be at least {1.0 / MAX_MAGNITUDE:g} wide (rescale the scores)" if hi - lo < 1.0 / MAX_MAGNITUDE
+           else None)
+    if why:  # the slot: the command line says --scores
+        raise V.ArgumentError("{score_range} {why}, got ({lo:g}, {hi:g})", "score_range", why=why, lo=lo, hi=hi)
     return float(lo), float(hi)
 
 
@@ -383,6 +383,15 @@ def thresholded(inputs: dict, metric: Any, params: dict, *, score_range: Any = N
     t = params.pop("threshold")
     out = {k: binarise(v, t, score_range=score_range, missing=missing, ragged=ragged, name=k) for k, v in inputs.items()}
     return out, np.nan, False
+
+
+def label_threshold(posts, threshold: Any) -> None:
+    """Each of ``posts`` (posteriors built on outcomes binarised at ``threshold``) names it in its metric's label,
+    ``pass@2 (threshold=0.5)``, as :func:`bayeseval.estimate` labels its estimate (a comparison said "pass@2")."""
+    import dataclasses
+
+    for post in posts:
+        post.spec = dataclasses.replace(post.spec, params={**post.spec.params, "threshold": float(threshold)})
 
 
 def names_avg_at_n(metric: Any) -> bool:

@@ -84,3 +84,45 @@ def test_a_budget_beyond_the_trial_cap_and_a_huge_grid_are_refused():
     assert design(X, budget=1e4).var_more_trials > 0
     with pytest.raises(ValueError, match=r"grid = 10,000,000 is above the cap of 1,000,000"):
         Sequential(null=0.5, grid=10**7)
+
+
+def test_from_long_reads_a_list_of_records_and_refuses_what_is_no_table():
+    """A list of records said "item: no column 'item' in the data (columns: )"; None did too."""
+    df = pd.DataFrame({"item": range(6), "model_a": ["a", "b", "c"] * 2, "model_b": ["b", "c", "a"] * 2,
+                       "winner": ["model_a", "model_b", "tie"] * 2})
+    assert bradley_terry(from_long(df.to_dict("records"))).strength == bradley_terry(from_long(df)).strength
+    for bad in (None, df.to_numpy(), [1, 2]):
+        with pytest.raises(TypeError, match=r"data must be a table: a DataFrame, a dict of columns or a list of "
+                                            r"records \(dicts\), got"):
+            from_long(bad)
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["replay", "--alpha", "1e-300", "--replays", "100"], "bayeseval: error: --alpha = 1e-300 is too small: the "
+     "fixed design's test level (one minus it) rounds to level 1 in double precision; give at least 1e-15"),
+    (["replay", "--metric", "pass@8"], "bayeseval: error: pass@8 needs at least 8 trials per question, got "
+                                        "--trials = 1"),
+    (["rank", "--scores", "0,1e300"], "bayeseval: error: --scores must lie within +-1e+12 (rescale the scores), got "
+                                      "(0, 1e+300)"),
+    (["rank", "-o", "/nonexistent/folder/x.txt"], "bayeseval: error: /nonexistent/folder/x.txt: folder "
+                                                  "/nonexistent/folder does not exist"),
+])
+def test_command_line_errors_name_the_option_the_user_typed(tmp_path, capsys, argv, line):
+    """They named the library's level, score_range and trials, or gave an OSError's text after the work was done."""
+    rng = np.random.default_rng(3)
+    rows = [{"model": m, "question": f"q{i}", "trial": t, "score": int(rng.random() < 0.5)}
+            for m in "ab" for i in range(30) for t in range(4)]
+    path = tmp_path / "two.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    where = ["--data", str(path), "a", "b"] if argv[0] == "replay" else [str(path)]
+    assert main([argv[0], *where, *argv[1:]]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == line
+
+
+def test_compare_of_graded_outcomes_points_at_scores(capsys):
+    from pathlib import Path
+
+    tot = Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_text.json"
+    assert main(["compare", "--data", str(tot), "gpt-4 IO", "gpt-4 CoT"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "compare needs 0/1 outcomes or scores; 'gpt-4 IO'" in err and "--scores LO,HI compares them" in err

@@ -527,7 +527,8 @@ def test_graded_metrics_keep_their_units_in_percent_tables():
     ev = B.Evaluation([graded, rate])
     row = to_terminal(ev).splitlines()[2].split("  ")
     cells = [c.strip() for c in row if c.strip()]
-    assert cells == ["g", cell(graded, scale=1.0), cell(rate)]
+    # in its own units, a mean grade on 0..10 keeps the step of 1 decimal of a percent of its range: 2 decimals
+    assert cells == ["g", cell(graded, digits=2, scale=1.0), cell(rate)]
     assert "in percent (metrics outside [0, 1] in their own units)" in to_terminal(ev)
     lines = aisbench_summary(ev, interval=None).splitlines()
     assert lines[1:] == [f"-,-,avg,-,{graded.value:.2f}", f"-,-,pass@2,-,{100 * rate.value:.2f}"]

@@ -84,8 +84,8 @@ def test_every_label_says_mean_over_items():
     assert ("the mean over items of the share of an item's ratings that meet every stated minimum"
             in _flat(module.__doc__))
     described = RubricRequest.model_fields["constraints"].description
-    assert described == ("pass rule {dimension: minimum}: the mean over items of the share of an item's ratings "
-                         "meeting every minimum is reported")
+    assert described == ("pass rule {dimension: minimum} or 'dim>=x,...': the mean over items of the share of an "
+                         "item's ratings meeting every minimum is reported")
     parser = build_parser()
     sub = next(a for a in parser._actions if getattr(a, "choices", None) and "rubric" in a.choices)
     help_text = _flat(sub.choices["rubric"].format_help())

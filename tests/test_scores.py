@@ -437,7 +437,7 @@ def test_threshold_respects_missing_trials_and_reaches_every_front_door():
     rng = np.random.default_rng(18)
     A, B = rng.random((40, 4)), 0.7 * rng.random((40, 4))
     c = be.compare(A, B, metric="pass@2", threshold=0.5)
-    assert c.metric == "pass@2" and c.mcnemar is not None
+    assert c.metric == "pass@2 (threshold=0.5)" and c.mcnemar is not None  # named as estimate names it
     ref = be.compare((A > 0.5).astype(int), (B > 0.5).astype(int), metric="pass@2")
     assert c.delta.mean == pytest.approx(ref.delta.mean, rel=1e-12)
     r = be.compare_all({"a": A, "b": B}, metric="pass@2", threshold=0.5)

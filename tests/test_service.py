@@ -792,6 +792,8 @@ def test_rubric_equals_the_library(client):
         assert got[s, dim]["value"] == pytest.approx(e.value, rel=1e-12)
         assert (got[s, dim]["lo"], got[s, dim]["hi"]) == pytest.approx((e.lo, e.hi), rel=1e-12)
     assert r.json()["agreement"]["coherence"]["alpha"] == pytest.approx(lib.agreement["coherence"].alpha, rel=1e-12)
+    text = client.post("/v1/rubric", json={"ratings": ratings, "constraints": "consistency>=4"})  # the text form too
+    assert text.status_code == 200 and text.json()["passing"] == r.json()["passing"]
     r = client.post("/v1/rubric", json={"ratings": ratings, "a": "M22", "b": "M23"})
     assert r.status_code == 200
     want = compare_rubric(d, "M22", "M23", **cols)
@@ -803,6 +805,7 @@ def test_rubric_equals_the_library(client):
     (lambda b: {**b, "scale": [1, 3]}, "ratings[", "is outside scale [1, 3]"),
     (lambda b: {**b, "a": "M22", "b": "zz"}, "a", "no system 'zz'"),
     (lambda b: {**b, "constraints": {"length": 3}}, "constraints", "'length' is not a dimension"),
+    (lambda b: {**b, "constraints": "coherence>=3,coherence>=4"}, "constraints", "'coherence' has two rules"),
     (lambda b: {**b, "ratings": b["ratings"][:1] + [{**b["ratings"][1], "ratings": {"coherence": 3}}]},
      "ratings[1]", "every rating must name the same dimensions"),
 ])

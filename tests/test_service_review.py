@@ -284,3 +284,20 @@ def test_a_graded_matrix_without_weights_names_the_matrix(api):
     assert err["message"] == ("models.a.matrix must be binary (0/1) for avg without models.a.weights; it has "
                               "categories up to 2. Threshold it first (1 for every category above 0) or give the "
                               "category weights (models.a.weights) for categorical outcomes.")
+    counts = error_of(api.post("/v1/metrics", json={"models": {"a": {"counts": [[1, 0, 2], [1, 1, 1]]}},
+                                                    "metrics": ["pass@2"]}), 422, "models.a.counts")  # as sent
+    assert counts["message"].startswith("models.a.counts must be binary (0/1) for pass@2")
+
+
+def test_classify_takes_number_and_boolean_labels_as_the_library_does(api):
+    """JSON 1.0 and true/false labels were 422 'Input should be a valid integer'; 1 and 1.0 are one class."""
+    from bayeseval.classification import classification
+
+    r = api.post("/v1/classify", json={"true": [1.0, 0.0, 1], "models": {"m": [1, 0.0, 0]}})
+    assert r.status_code == 200, r.text
+    got = r.json()["models"]["m"]
+    lib = classification([1.0, 0.0, 1], [1, 0.0, 0])
+    assert got["labels"] == ["0", "1"] and got["metrics"]["accuracy"]["lo"] == pytest.approx(
+        lib.metrics["accuracy"]["lo"])
+    r = api.post("/v1/classify", json={"true": [True, False, True], "models": {"m": [True, False, False]}})
+    assert r.status_code == 200 and r.json()["models"]["m"]["labels"] == ["False", "True"]

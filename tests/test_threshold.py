@@ -84,3 +84,16 @@ def test_the_service_takes_a_threshold_in_the_metric():
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "metrics[1]"
         assert bad.json()["error"]["message"].startswith("metrics[1].threshold counts a trial correct when its score "
                                                          "is above it; models.a gives outcomes, not scores")
+
+
+def test_comparisons_name_the_threshold_as_estimates_do():
+    """compare and compare_all with threshold= labelled the metric 'pass@2', which estimate calls
+    'pass@2 (threshold=0.5)'; the numbers are those of the binarised outcomes."""
+    rng = np.random.default_rng(0)
+    S, T = rng.random((20, 3)), rng.random((20, 3))
+    c = be.compare(S, T, metric="pass@2", threshold=0.5, score_range=(0, 1))
+    assert c.metric == "pass@2 (threshold=0.5)" and {e.metric for e in c.estimates.values()} == {c.metric}
+    plain = be.compare((S > 0.5).astype(int), (T > 0.5).astype(int), metric="pass@2")
+    assert c.p_a_better == plain.p_a_better and c.delta.mean == plain.delta.mean
+    r = be.compare_all({"a": S, "b": T, "c": S}, metric="pass@2", threshold=0.5, score_range=(0, 1))
+    assert r.metric == "pass@2 (threshold=0.5)" and r.scores["a"].metric == r.metric

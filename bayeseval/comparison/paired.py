@@ -52,7 +52,7 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, near_bound, pct, text_table
 from ..counts import Counts, is_flat
-from ..scores import Scores, any_scores, same_range, thresholded, to_outcomes
+from ..scores import Scores, any_scores, label_threshold, same_range, thresholded, to_outcomes
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws, population_moments
@@ -678,9 +678,11 @@ def compare(
         raise V.InputTypeError(f"names must be two different strings, got {names!r}")
     names = tuple(names)
     metric_params = dict(metric_params)
+    threshold = metric_params.get("threshold")
     raw, missing, ragged = thresholded({names[0]: A, names[1]: B}, metric, metric_params, score_range=score_range,
                                        missing=missing, ragged=ragged)
-    if raw[names[0]] is not A:  # binarised: 0/1 outcomes from here on
+    binarised = raw[names[0]] is not A
+    if binarised:  # 0/1 outcomes from here on
         A, B, score_range = raw[names[0]], raw[names[1]], None
     scored = any_scores([A, B], score_range)
     ca = as_counts(A, names[0], missing, ragged, score_range, scored)
@@ -694,6 +696,8 @@ def compare(
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range,
               **binary_weights(metric_params, (ca, cb)))
     pa, pb = build(ca, metric, **kw), build(cb, metric, **kw)
+    if binarised:
+        label_threshold((pa, pb), threshold)
     if not scored:
         Side(pa, names[0]), Side(pb, names[1])  # refuses categorical outcomes and GeoSpectrum, naming the model
     span = float(pa.range[1] - pa.range[0])

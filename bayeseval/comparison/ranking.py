@@ -33,7 +33,7 @@ from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, pct, text_table
 from ..posterior import METHODS, SCOPES, build, interval_from_draws
-from ..scores import any_scores, same_range, thresholded
+from ..scores import any_scores, label_threshold, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import (align, as_counts, binary_weights, check_comparable, decide, differing_questions, p_better,
@@ -249,9 +249,11 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
 
         raw = {k: run_values(models.run(k)) for k in names}
         missing = np.nan
+    threshold = metric_params.get("threshold")
     binarised, missing, ragged = thresholded(raw, metric, metric_params, score_range=score_range, missing=missing,
                                              ragged=ragged)
-    if binarised is not raw:  # threshold=: 0/1 outcomes from here on
+    threshold = threshold if binarised is not raw else None
+    if threshold is not None:  # threshold=: 0/1 outcomes from here on
         raw, score_range = binarised, None
     scored = any_scores(raw.values(), score_range)
     counts = {k: as_counts(v, k, missing, ragged, score_range, scored) for k, v in raw.items()}  # counted once
@@ -270,6 +272,8 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     kw = dict(prior=prior, alpha0=alpha0, beta0=beta0, score_range=score_range,
               **binary_weights(metric_params, counts.values()))
     posts = {k: build(c, metric, **kw) for k, c in counts.items()}  # each posterior built once
+    if threshold is not None:
+        label_threshold(posts.values(), threshold)
     sides = None if scored else [Side(posts[k], k) for k in names]  # Side refuses categories, naming the model
     scores = {k: summarise(posts[k], scope=scope, method=method, level=level, draws=draws, seed=seed, model=k,
                            advise=False) for k in names}

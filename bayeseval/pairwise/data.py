@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import validate as V
 from .._text import label_text as _text
 from .._text import label_texts as _texts
 
@@ -222,6 +223,13 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
     """
     if invalid not in ("raise", "drop"):
         raise ValueError(f"invalid must be 'raise' or 'drop', got {invalid!r}")
+    if isinstance(data, (list, tuple)) and data and all(isinstance(r, dict) for r in data):
+        import pandas as pd
+
+        data = pd.DataFrame.from_records(list(data))  # a list of records, as a JSON battle log reads
+    elif data is None or isinstance(data, (list, tuple, str, bytes, np.ndarray, int, float)):
+        raise V.InputTypeError(f"data must be a table: a DataFrame, a dict of columns or a list of records (dicts), "
+                               f"got {V.describe(data)}")
     if shown_first not in (None, "model_a"):
         raise ValueError(f"shown_first must be None or 'model_a', got {shown_first!r}")
     if order is not None and shown_first is not None:

@@ -250,6 +250,18 @@ def scale_of(e, percent: bool) -> float:
     return 100.0 if lo >= 0 and hi <= 1 else 1.0
 
 
+def own_digits(e, digits: int) -> int:
+    """Decimals for a metric shown in its own units beside rates in percent: as fine a step, relative to its range,
+    as ``digits`` decimals of a percent (a mean score on [0, 2] with 1 decimal read "1.3 [1.3, 1.3]").
+
+    >>> from types import SimpleNamespace as E
+    >>> [own_digits(E(_post=E(range=r)), 1) for r in ((0, 2), (1, 10), (0, 100), (-0.5, 0.5))]
+    [2, 2, 1, 3]
+    """
+    lo, hi = range_of(e)
+    return digits + max(0, 2 - math.ceil(math.log10(hi - lo))) if hi > lo else digits
+
+
 def _units(e) -> str:
     """What a cell's number is: a rate, or a value on its metric's own range."""
     lo, hi = range_of(e)
@@ -555,7 +567,8 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
             # a value rounding to 0 or 100 % is shown with the digits that say it is not (every format: a paper's
             # table is where "0.0" would be read as certainty)
             top = scale if scale_of(e, True) == 100.0 else None
-            near = lambda v: fmt_near(v, d, scale, top)  # noqa: E731
+            dd = own_digits(e, d) if percent and scale == 1.0 else d
+            near = lambda v: fmt_near(v, dd, scale, top)  # noqa: E731
             s = near(x)
             points[(r, metric)] = _shown(s)  # ties judged on the digits shown (100.0 beats 99.99958)
             s += "*" if fb else ""

@@ -237,6 +237,9 @@ def replay(A: Any, B: Any, *, metric: Any = "avg", trials: int = 1, replays: int
                                                                   limit="replays")
     seed = V.integer(seed, "seed", minimum=0)
     alpha = V.probability(alpha, "alpha")
+    if 0.5 + (1.0 - alpha) / 2 >= 1.0:  # the fixed design's test runs at level 1 - alpha: it would round to 1
+        raise V.ArgumentError("{alpha} = {a!r} is too small: the fixed design's test level (one minus it) rounds to "
+                              "level 1 in double precision; give at least 1e-15", "alpha", a=alpha)
     rule = parse_until(until)
     spec = parse(metric, **metric_params)
     B = _aligned(A, B)

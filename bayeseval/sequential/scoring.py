@@ -49,7 +49,8 @@ def unbiased_table(metric: Any, n: int, **params) -> tuple[np.ndarray, tuple[flo
     c = _coefficients(spec)
     k = c.size - 1
     if k > n:
-        raise ValueError(f"{spec.label} needs at least {k} trials per question, got {n}")
+        raise V.ArgumentError("{label} needs at least {k} trials per question, got {trials} = {n}", "trials",
+                              label=spec.label, k=k, n=n)
     return score_table(c[:, None], n)[:, 0], (float(c.min()), float(c.max()))
 
 

@@ -439,9 +439,10 @@ class RubricRequest(_Body):
     ratings: Annotated[list[RubricRating], Field(min_length=1, max_length=LIMITS["pairwise_labels"])]
     scale: Annotated[list[Bounded], Field(min_length=2, max_length=2)] = Field(
         default_factory=lambda: [1.0, 5.0], description="[lo, hi]: the rating scale")
-    constraints: Optional[dict[Name, Bounded]] = Field(
-        None, description="pass rule {dimension: minimum}: the mean over items of the share of an item's ratings "
-                          "meeting every minimum is reported")
+    constraints: Optional[Union[dict[Name, Bounded], Annotated[str, StringConstraints(
+        min_length=1, max_length=LIMITS["name_length"])]]] = Field(
+        None, description="pass rule {dimension: minimum} or 'dim>=x,...': the mean over items of the share of an "
+                          "item's ratings meeting every minimum is reported")
     a: Optional[Name] = Field(None, description="compare this system ...")
     b: Optional[Name] = Field(None, description="... with this one, per dimension (Holm-adjusted)")
     measurement: Literal["ordinal", "interval", "nominal", "ratio"] = "ordinal"
@@ -470,8 +471,10 @@ class RubricRequest(_Body):
         return len(self.ratings) * len(self.ratings[0].ratings)
 
 
-ClassLabel = Union[Annotated[int, Strict()], Annotated[str, StringConstraints(min_length=1,
-                                                                                 max_length=LIMITS["name_length"])]]
+#: a class label: text, a whole number, a finite number (1 and 1.0 are one class, as in the library) or true/false
+ClassLabel = Union[Annotated[bool, Strict()], Annotated[int, Strict()],
+                   Annotated[float, Strict(), Field(allow_inf_nan=False)],
+                   Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]]
 
 
 class ClassifyRequest(_Body):

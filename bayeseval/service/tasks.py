@@ -88,18 +88,24 @@ def _field(context: str | None, known: dict | None = None, strip: str | None = N
 
 
 @contextmanager
-def _metric_field(field: str | None = None, model: str | None = None):
+def _metric_field(field: str | None = None, model: str | None = None, given: str = "matrix"):
     """Input errors of :func:`bayeseval.evaluate` as 422 naming the metric (``metrics[i]``) they came from; an
-    outcome matrix that the metric cannot read (categories above 1 without weights) names the model's matrix."""
+    outcome matrix that the metric cannot read (categories above 1 without weights) names the model's matrix (or
+    ``given``: ``counts``, as the request sent them)."""
     try:
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
         if model is not None and isinstance(exc, ArgumentError) and "R" in exc.names:
-            spelling = {"R": f"{model}.matrix", "w": f"{model}.weights"}
-            raise ServiceError(422, "validation_error", f"{model}.matrix", exc.spelled(spelling.get)) from None
+            spelling = {"R": f"{model}.{given}", "w": f"{model}.weights"}  # the matrix or counts sent
+            raise ServiceError(422, "validation_error", spelling["R"], exc.spelled(spelling.get)) from None
         i = getattr(exc, "metric_index", None)
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
+
+
+def _given(o: Outcomes) -> str:
+    """The field a model's outcomes were sent in: ``matrix``, ``counts`` or ``scores``."""
+    return next(k for k in ("counts", "scores", "matrix") if getattr(o, k, None) is not None)
 
 
 def _reroot(msg: str, root: str) -> str:
@@ -228,7 +234,7 @@ def metrics(req: MetricsRequest) -> dict:
         data = {name: _counts(o, f"models.{name}") for name, o in req.models.items()}
         items = [metric_args(item) for item in req.metrics]
         for name, counts in data.items():  # counted once above; one population fit per model
-            with _metric_field(model=f"models.{name}"):
+            with _metric_field(model=f"models.{name}", given=_given(req.models[name])):
                 ev = _evaluate(req, name, counts, items)
             out += [e.to_dict() for e in ev]
     return clean({"estimates": out, "warnings": warns})
@@ -249,7 +255,7 @@ def report_html(req: MetricsRequest) -> str:
         items = [metric_args(item) for item in req.metrics]
         ests: list = []
         for name, counts in data.items():
-            with _metric_field(model=f"models.{name}"):
+            with _metric_field(model=f"models.{name}", given=_given(req.models[name])):
                 ests += _evaluate(req, name, counts, items).estimates
         binary = {n: c for n, c in data.items()
                   if isinstance(c, B.Counts) and c.is_binary and req.models[n].weights is None}
