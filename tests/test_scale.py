@@ -600,3 +600,20 @@ def test_an_empty_file_or_a_table_without_rows_says_so(tmp_path):
     missing = pd.DataFrame({"model": ["a"], "question": ["q"], "trial": [0], "score": [np.nan]})
     with pytest.raises(ValueError, match=r"no scores \(every score is missing\)"):
         count_table(missing)
+
+
+def test_the_pandas_engine_reads_globs_and_folders_of_shards_as_duckdb_counts_them(tmp_path):
+    """engine='pandas' (every row read, its exact checks) said 'no such file or folder' for a glob and 'not an
+    AISBench ... folder' for a folder of shards; it reads them as one table, with the same estimates."""
+    rng = np.random.default_rng(5)
+    for s in range(3):
+        pd.DataFrame([{"model": m, "question": f"q{s}_{i}", "trial": t, "score": int(rng.random() < 0.6)}
+                      for m in "ab" for i in range(20) for t in range(3)]).to_parquet(tmp_path / f"part{s}.parquet")
+    counted = load(tmp_path, engine="duckdb")
+    for source in (str(tmp_path / "*.parquet"), tmp_path):
+        read = load(source, engine="pandas")
+        for m in "ab":
+            a, b = be.estimate(counted.run(m).counts()), be.estimate(read.run(m).counts())
+            assert (a.value, a.lo, a.hi) == (b.value, b.lo, b.hi) and b.M == 60
+    with pytest.raises(FileNotFoundError, match=r"the pattern matches no file"):
+        load(str(tmp_path / "*.csv"), engine="pandas")

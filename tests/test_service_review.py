@@ -123,8 +123,12 @@ def test_unrepeated_keys_and_bad_json_are_as_before(api):
 def test_monitor_scores_outside_a_range_is_422_naming_b_not_500(api):
     r = api.post("/v1/monitor", json={"a": {"matrix": [[1, 2]] * 5, "weights": [0, 0.5, 1]},
                                       "b": {"matrix": [[1, 2]] * 5, "weights": [0, 1, 3]}})
-    err = error_of(r, 422, "b")
-    assert "outside [0, 1]" in err["message"]
+    err = error_of(r, 422, "b.weights")  # the weights put b on another scale (it blamed a question's score)
+    assert "a's per-question values lie in [0, 1] and b's in [0, 3]; compare outcomes on one scale" in err["message"]
+    # a mean grade on [0, 10] beside 0/1 outcomes was compared as one scale (200, estimate 4.33)
+    r = api.post("/v1/monitor", json={"a": {"matrix": [[0, 0, 2], [1, 2, 1]], "weights": [0, 5, 10]},
+                                      "b": {"matrix": [[0, 0, 1], [1, 1, 1]]}})
+    assert "lie in [0, 10] and b's in [0, 1]" in error_of(r, 422, "a.weights")["message"]
 
 
 @pytest.mark.parametrize("a, b", [

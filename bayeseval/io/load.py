@@ -378,6 +378,25 @@ def _scale_source(p: str, engine: str) -> bool:
     return importlib.util.find_spec("duckdb") is not None
 
 
+def _parquet_shards(s: str) -> list[str] | None:
+    """The Parquet files of a glob (``'runs/*.parquet'``) or of a folder of Parquet shards, for ``engine="pandas"``
+    (which reads every row); None for any other path."""
+    import glob
+
+    if any(ch in s for ch in "*?[") and not Path(s).exists():
+        files = sorted(f for f in glob.glob(s, recursive=True) if Path(f).is_file())
+        if not files:
+            raise FileNotFoundError(f"{s}: the pattern matches no file")
+        if any(Path(f).suffix.lower() not in (".parquet", ".pq") for f in files):
+            raise ValueError(f"{s}: engine='pandas' reads a pattern of Parquet shards; it matches other files too "
+                             f"({next(f for f in files if Path(f).suffix.lower() not in ('.parquet', '.pq'))})")
+        return files
+    if Path(s).is_dir() and not (Path(s) / "run.json").is_file():
+        files = sorted(str(f) for f in Path(s).rglob("*") if f.is_file() and f.suffix.lower() in (".parquet", ".pq"))
+        return files or None
+    return None
+
+
 def _roles(columns: dict | None) -> dict:
     """The column roles a caller named, as keyword arguments of the readers (``from_long``, ``count_table``)."""
     return {k: columns[k] for k in _COLUMN_KEYS if columns and k in columns}
@@ -453,13 +472,22 @@ def load(paths: str | Path | Iterable[str | Path], *, format: str = "auto", colu
         sets = [count_shards(str(p), progress=progress, score_range=options.get("score_range"), **cols)
                 for p in paths]
         return sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
-    paths = [Path(p) for p in paths]
+    paths = list(paths)
     if not paths:
         raise ValueError("paths: give at least one file or folder")
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
     columns = dict(columns or {})
-    sets = [_load_one(p, format, columns, options) for p in paths]
+    sets = []
+    for p in paths:
+        shards = _parquet_shards(str(p)) if engine == "pandas" and format in ("auto", "long") else None
+        if shards is None:
+            sets.append(_load_one(Path(p), format, columns, options))
+        else:  # every row read (the exact checks), the shards as one table, as DuckDB counts them
+            import pandas as pd
+
+            table = pd.concat([pd.read_parquet(f) for f in shards], ignore_index=True)
+            sets.append(from_long(table, where=str(p), score_range=options.get("score_range"), **_roles(columns)))
     out = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     # the tables read their cells as scores in score_range; every other input (a tool's folder, an outcome file)
     # is read as its layout says, then as scores in that range (a category becomes its weight), as the CLI's --scores

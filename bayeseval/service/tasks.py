@@ -331,12 +331,17 @@ def monitor(req: MonitorRequest) -> dict:
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")}}
         with _field("metric", known):
             xa, (lo, hi) = question_values(a, metric, w=req.a.weights, name="a", **params)
-            xb, _ = question_values(b, metric, w=req.b.weights, name="b", **params)
+            xb, span_b = question_values(b, metric, w=req.b.weights, name="b", **params)
         if isinstance(a, Scores) or isinstance(b, Scores):  # one scale, as /v1/compare and /v1/rank require
             sides = {req.names[0]: (a, req.a), req.names[1]: (b, req.b)}
             with _field("b", {}):
                 same_range({name: as_counts(c, name, scores=True) if isinstance(c, B.Counts) and c.is_binary
                             and o.weights is None else c for name, (c, o) in sides.items()})
+        if span_b != (lo, hi):  # a mean grade on [0, 10] beside a 0/1 rate was compared as one scale
+            field = "b.weights" if req.b.weights is not None else "a.weights" if req.a.weights is not None else "b"
+            raise ServiceError(422, "validation_error", field, f"a's per-question values lie in [{lo:g}, {hi:g}] and "
+                               f"b's in [{span_b[0]:g}, {span_b[1]:g}]; compare outcomes on one scale (the same "
+                               "category weights for both, or scores on one range)")
         with _field("until", {"until": "until", "rope": "rope", "range": "until", "null": "until", "names": "names"}):
             seq = SequentialCompare(lo, hi, alpha=req.alpha, until=req.until, names=tuple(req.names), rope=req.rope)
         with _field("b", {"a": "a", "b": "b"}):  # b's scores outside a's range (graded with other weights)
