@@ -86,14 +86,16 @@ def pct(level: float, complement: bool = False) -> str:
 
     >>> pct(0.95), pct(0.999999), pct(0.95, complement=True), pct(0.975), pct(0.99999999999)
     ('95%', '99.9999%', '5%', '97.5%', '99.999999999%')
-    >>> pct(0.999999999, complement=True), pct(1.0), pct(0.5)
-    ('0.0000001%', '100%', '50%')
+    >>> pct(0.999999999, complement=True), pct(1.0), pct(0.5), pct(1e-300)
+    ('0.0000001%', '100%', '50%', '1E-298%')
     """
     from decimal import Decimal
 
     x = Decimal(repr(float(level)))
     x = (1 - x if complement else x) * 100
     text = format(x.normalize(), "f")
+    if len(text) > 24:  # a level of 1e-300 printed 300 zeros: its digits, with an exponent
+        text = format(x.normalize(), "E")
     return f"{text}%"
 
 

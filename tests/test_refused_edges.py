@@ -126,3 +126,14 @@ def test_compare_of_graded_outcomes_points_at_scores(capsys):
     assert main(["compare", "--data", str(tot), "gpt-4 IO", "gpt-4 CoT"]) == 2
     err = capsys.readouterr().err.strip()
     assert "compare needs 0/1 outcomes or scores; 'gpt-4 IO'" in err and "--scores LO,HI compares them" in err
+
+
+def test_sequence_ranges_beyond_the_arithmetic_are_refused_and_tiny_levels_print_short():
+    """(0, 1e-300) reported its sequence as (>-0.00000001, >-0.00000001); (-1e300, 1e300) printed 300-digit
+    numbers; plan --level 1e-300 printed a level with 300 zeros."""
+    for lo, hi, null in ((0.0, 1e-300, 5e-301), (-1e300, 1e300, 0.0)):
+        with pytest.raises(ValueError, match=r"the range must lie within \+-1e\+12 and be at least 1e-12 wide"):
+            Sequential(lo, hi, null=null)
+    from bayeseval._text import pct
+
+    assert pct(1e-300) == "1E-298%" and pct(0.95) == "95%"

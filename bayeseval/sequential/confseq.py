@@ -64,6 +64,7 @@ import numpy as np
 
 from .. import validate as V
 from ..intervals import plugin_variance
+from ..scores import MAX_MAGNITUDE
 
 __all__ = ["BettingCS", "capital_at"]
 
@@ -150,6 +151,10 @@ class BettingCS:
         lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
         if not hi > lo:
             raise ValueError(f"the range must be two finite numbers lo < hi, got ({lo}, {hi})")
+        if max(abs(lo), abs(hi)) > MAX_MAGNITUDE or hi - lo < 1.0 / MAX_MAGNITUDE:  # as score ranges: (0, 1e-300)
+            # reported its sequence as (>-0.00000001, >-0.00000001) and (-1e300, 1e300) printed 300-digit numbers
+            raise ValueError(f"the range must lie within +-{MAX_MAGNITUDE:g} and be at least {1.0 / MAX_MAGNITUDE:g} "
+                             f"wide (rescale the values), got ({lo:g}, {hi:g})")
         self.lo, self.hi = lo, hi
         grid = V.integer(grid, "grid", minimum=11)
         try:
