@@ -15,6 +15,7 @@ Exit codes: 0 success; 1 a finding you asked to fail on (``--fail-if-worse``);
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -174,6 +175,19 @@ def _metric_params(metric: str, args) -> dict:
     return params
 
 
+def _metric_kw(metric: str, args) -> tuple:
+    """``(metric, params)`` for the library: with --threshold (the runs binarised when read), the metric named with
+    it, ``pass@2 (threshold=7)``, as the library labels it, so a saved table or JSON says what was counted."""
+    from .scores import names_avg_at_n
+    from .targets import parse
+
+    t = getattr(args, "threshold", None)
+    if t is None or names_avg_at_n(metric):  # avg@n's threshold is its own parameter: the plain mean here
+        return metric, _metric_params(metric, args)
+    spec = parse(metric, **_metric_params(metric, args))
+    return dataclasses.replace(spec, params={**spec.params, "threshold": float(t)}), {}
+
+
 # --------------------------------------------------------------------------- report
 def cmd_report(args) -> int:
     from .report import tables
@@ -198,7 +212,7 @@ def cmd_report(args) -> int:
     kw = _estimate_kwargs(args)
     several = len(data.datasets) > 1
     try:  # each run counted once; its population fit shared by every metric
-        ev = evaluate(data, [(m, _metric_params(m, args)) for m in metrics], **kw)
+        ev = evaluate(data, [_metric_kw(m, args) for m in metrics], **kw)
     except (ValueError, TypeError) as exc:
         where = f"{exc.dataset}/{exc.model}" if several and getattr(exc, "dataset", None) else getattr(exc, "model", "")
         metric = metrics[exc.metric_index] if getattr(exc, "metric_index", None) is not None else ""
@@ -313,10 +327,11 @@ def _html_report(args, ev, data, metric: str) -> None:
         str_ids = not _same_id_types(binary)
         said: list = []  # the ranking's interval method, said only where a ranking is shown
         try:
-            rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=metric, scope=args.scope,
+            named, params = _metric_kw(metric, args)
+            rankings[d] = compare_all({r.model: r.counts(str_ids) for r in binary}, metric=named, scope=args.scope,
                                       interval=plots.posterior_interval(args.interval, said, "the ranking"),
                                       level=args.level, seed=args.seed, resamples=args.resamples,
-                                      **_prior_kw(args), **_metric_params(metric, args))
+                                      **_prior_kw(args), **params)
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
             notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
         else:
@@ -374,9 +389,10 @@ def _baseline_comparisons(data, args, metric: str):
         raise UsageError(f"--baseline compares every other model with {args.baseline!r}, but the inputs hold no "
                          "other model with 0/1 outcomes")
     base = next(r for r in binary if r.model == args.baseline)
-    return [compare(r.counts(str_ids), base.counts(str_ids), metric=metric, scope=args.scope, level=args.level,
+    named, params = _metric_kw(metric, args)
+    return [compare(r.counts(str_ids), base.counts(str_ids), metric=named, scope=args.scope, level=args.level,
                     seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
-                    **_prior_kw(args), **_metric_params(metric, args))
+                    **_prior_kw(args), **params)
             for r in _progress(binary, args, "comparing") if r is not base]
 
 
@@ -398,9 +414,10 @@ def _ranking(data, args, metric: str):
     if len(binary) < 2:
         raise UsageError("ranking needs at least two models with 0/1 outcomes or scores (--scores LO,HI)")
     models = {r.model: r.counts(str_ids) for r in binary}
-    return compare_all(models, metric=metric, scope=args.scope, level=args.level, seed=args.seed,
+    named, params = _metric_kw(metric, args)
+    return compare_all(models, metric=named, scope=args.scope, level=args.level, seed=args.seed,
                        resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
-                       shrink=getattr(args, "shrink", False), **_metric_params(metric, args))
+                       shrink=getattr(args, "shrink", False), **params)
 
 
 # --------------------------------------------------------------------------- compare
@@ -440,9 +457,9 @@ def cmd_compare(args) -> int:
                              "(categorical) outcomes or partial credit: --scores LO,HI compares them by their mean "
                              "score (--threshold T with it counts a score above T as correct)")
         str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}  # "7" in one file, 7 in another
-        res = compare(ra.counts(str_ids), rb.counts(str_ids), metric=args.metric, scope=args.scope, level=args.level, rope=rope,
-                      seed=args.seed, resamples=args.resamples, names=(name_a, name_b),
-                      **_metric_params(args.metric, args))
+        named, params = _metric_kw(args.metric, args)
+        res = compare(ra.counts(str_ids), rb.counts(str_ids), metric=named, scope=args.scope, level=args.level,
+                      rope=rope, seed=args.seed, resamples=args.resamples, names=(name_a, name_b), **params)
         results.append((da, res))
     worse = [d for d, r in results if _credibly_worse(r)]
     if args.format == "json":

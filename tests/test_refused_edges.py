@@ -137,3 +137,11 @@ def test_sequence_ranges_beyond_the_arithmetic_are_refused_and_tiny_levels_print
     from bayeseval._text import pct
 
     assert pct(1e-300) == "1E-298%" and pct(0.95) == "95%"
+
+
+def test_a_budget_of_exactly_the_cap_per_question_is_allowed():
+    """The cap said 'at most 20000' and refused exactly 20000 trials per question."""
+    X = (np.random.default_rng(0).random((10, 4)) < 0.5).astype(int)
+    assert design(X, "avg", budget=10 * 20_000 - 40).var_more_trials > 0  # 20,000 each
+    with pytest.raises(ValueError, match=r"gives 20001 trials per question; at most 20000"):
+        design(X, "avg", budget=10 * 20_000 - 39)

@@ -177,12 +177,12 @@ def test_estimate_reads_scores_and_asks_for_a_threshold_elsewhere():
     R = _pool(rng, 30, 4)
     e = be.estimate(R)
     assert e.value == pytest.approx(R.mean()) and e.lo < e.value < e.hi and e.prior == "robust"
-    with pytest.raises(ValueError, match=r"pass@2 needs 0/1 outcomes.*or threshold t to count a trial correct"):
+    with pytest.raises(ValueError, match=r"pass@2 needs 0/1 outcomes.*or give threshold t to count a trial correct"):
         be.estimate(R, "pass@2")
     t = be.estimate(R, "pass@2", threshold=0.4)
     ref = be.estimate((R > 0.4).astype(int), "pass@2")
     assert (t.value, t.lo, t.hi) == (ref.value, ref.lo, ref.hi)
-    with pytest.raises(ValueError, match="avg@n counts a replica correct.*threshold="):
+    with pytest.raises(ValueError, match=r"avg@n counts a replica correct.*give threshold \(0.5 there\)"):
         be.estimate(R, "avg@n")
     assert be.estimate(R, "avg@n", threshold=0.5).value == pytest.approx(np.mean(R > 0.5))
     with pytest.raises(ValueError, match="prior='uniform'.*assumes no shape"):

@@ -29,10 +29,12 @@ def test_the_command_line_reads_scores_above_the_threshold_as_correct(tmp_path, 
     for model in ("gpt-4 IO", "gpt-4 CoT"):
         S = _scores(model)
         ref = be.estimate(S, "pass@2", threshold=7, score_range=(1, 10), missing=np.nan)
-        assert rows[model, "pass@2"]["value"] == pytest.approx(ref.value, abs=1e-12)
-        assert (rows[model, "pass@2"]["lo"], rows[model, "pass@2"]["hi"]) == pytest.approx((ref.lo, ref.hi), abs=1e-9)
+        got = rows[model, "pass@2 (threshold=7)"]  # named with its threshold, as the library names it
+        assert got["value"] == pytest.approx(ref.value, abs=1e-12)
+        assert (got["lo"], got["hi"]) == pytest.approx((ref.lo, ref.hi), abs=1e-9)
         correct = np.where(np.isnan(S), np.nan, S > 7)  # the mean over questions of each one's share correct
-        assert rows[model, "avg"]["value"] == pytest.approx(np.mean(np.nanmean(correct, axis=1)), abs=1e-12)
+        mean = np.mean(np.nanmean(correct, axis=1))
+        assert rows[model, "avg (threshold=7)"]["value"] == pytest.approx(mean, abs=1e-12)
     cmp = tmp_path / "c.json"
     assert main(["compare", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7",
                  "--metric", "pass@2", "--format", "json", "-o", str(cmp)]) == 0
@@ -50,7 +52,7 @@ def test_the_command_line_reads_scores_above_the_threshold_as_correct(tmp_path, 
     (["--scores", "1,10", "--metrics", "pass@2"], "bayeseval: error: gpt-4 IO, pass@2: pass@2 needs 0/1 outcomes; "
                                                    "these are scores in [1, 10] (a value that is not 0 or 1, or "
                                                    "--scores was given): use metric='avg' for the mean score, or "
-                                                   "--threshold t to count a trial correct when its score > t"),
+                                                   "give --threshold t to count a trial correct when its score > t"),
 ])
 def test_threshold_errors_name_the_options(capsys, argv, message):
     assert main(["report", str(TOT), *argv]) == 2
@@ -78,7 +80,15 @@ def test_the_service_takes_a_threshold_in_the_metric():
                                           "metric": metric}).json()
         ref = be.compare_all({"a": S, "b": T, "c": S}, metric="pass@2", threshold=0.5, score_range=(0, 1))
         assert {m["model"]: m["p_best"] for m in ranked["models"]} == pytest.approx(ref.p_best)
-        assert c.post("/v1/monitor", json=pair).json()["questions"] == 20
+        got = c.post("/v1/monitor", json=pair).json()  # the same as monitoring the 0/1 outcomes above 0.5
+        plain = c.post("/v1/monitor", json={"a": {"matrix": (S > 0.5).astype(int).tolist()},
+                                            "b": {"matrix": (T > 0.5).astype(int).tolist()}, "metric": "pass@2"}).json()
+        assert got["questions"] == 20 and (got["lower"], got["upper"]) == pytest.approx((plain["lower"],
+                                                                                           plain["upper"]))
+        for bad, field in (({**pair, "b": {"scores": T.tolist(), "range": [0, 2]}}, "b.range"),
+                           ({**pair, "metric": {**metric, "threshold": True}}, "metric.threshold")):
+            r = c.post("/v1/compare", json=bad)  # scores on two ranges stay refused; true is no threshold
+            assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
         bad = c.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1], [1, 1]]}},
                                           "metrics": ["avg", metric]})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "metrics[1]"
@@ -97,3 +107,31 @@ def test_comparisons_name_the_threshold_as_estimates_do():
     assert c.p_a_better == plain.p_a_better and c.delta.mean == plain.delta.mean
     r = be.compare_all({"a": S, "b": T, "c": S}, metric="pass@2", threshold=0.5, score_range=(0, 1))
     assert r.metric == "pass@2 (threshold=0.5)" and r.scores["a"].metric == r.metric
+
+
+def test_the_command_line_names_the_threshold_in_what_it_writes(tmp_path, capsys):
+    """The JSON of compare said "metric": "pass@2" (only a note on stderr named the threshold)."""
+    out = tmp_path / "c.json"
+    assert main(["compare", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7",
+                 "--metric", "pass@2", "--format", "json", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())[0]["metric"] == "pass@2 (threshold=7)"
+    assert main(["rank", str(TOT), "--scores", "1,10", "--threshold", "7", "--metric", "pass@2"]) == 0
+    assert capsys.readouterr().out.startswith("pass@2 (threshold=7), population scope")
+
+
+def test_counted_parquet_scores_read_with_scores_and_refuse_a_threshold(tmp_path, capsys):
+    """--scores on DuckDB-counted Parquet said 'holds scores in [0, 10], not (0.0, 10.0)' (the range applied twice);
+    a threshold there is refused naming --engine pandas, which reads every row."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "s.parquet"
+    pd.DataFrame([{"model": m, "question": f"q{i}", "trial": t, "score": 10 * rng.random()}
+                  for m in "ab" for i in range(30) for t in range(3)]).to_parquet(path)
+    assert main(["report", str(path), "--scores", "0,10"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(path), "--scores", "0,10", "--threshold", "5", "--metrics", "pass@2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--threshold cannot be applied to each trial" in err and "(--engine pandas)" in err
+    assert main(["report", str(path), "--scores", "0,10", "--threshold", "5", "--metrics", "pass@2", "--engine",
+                 "pandas"]) == 0

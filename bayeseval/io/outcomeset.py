@@ -229,9 +229,10 @@ class CountRun:
         return self.matrix
 
     def thresholded(self, threshold: Any):
-        raise ValueError(f"run {self.dataset}/{self.model} was counted by a query engine: its scores are summed per "
-                         "question, so a threshold cannot be applied to each trial; threshold the score column "
-                         "before counting (a column score > T), or read the table with engine='pandas'")
+        raise V.ArgumentError("run {run} was counted by a query engine: its scores are summed per question, so "
+                              "{threshold} cannot be applied to each trial; threshold the score column before "
+                              "counting (a column score > T), or have every row read ({engine} pandas)",
+                              "threshold", "engine", run=f"{self.dataset}/{self.model}")
 
     def counts(self, str_ids: bool = False) -> Counts | Scores:
         c = self._counts
@@ -248,6 +249,8 @@ class CountRun:
             return self
         lo, hi = score_range_arg(score_range) or (0.0, 1.0)
         c = self._counts
+        if isinstance(c, Scores) and (c.lo, c.hi) == (lo, hi):  # read as these scores already (load's score_range)
+            return self
         if isinstance(c, Scores):
             raise ValueError(f"run {self.dataset}/{self.model} holds scores in [{c.lo:g}, {c.hi:g}], not {score_range}")
         w = self.weights if self.weights is not None else np.array([0.0, 1.0])

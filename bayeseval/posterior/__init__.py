@@ -112,9 +112,11 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
         wv = V.weights(w)
         if not counts.is_binary:
             shown = ", ".join(f"{v:g}" for v in wv[:6]) + (", ..." if wv.size > 6 else "")
-            raise ValueError(f"{spec.label} needs 0/1 outcomes; these have {wv.size} categories scored {shown} (grades "
-                             "or partial credit): threshold them first (which score counts as correct?), or use avg "
-                             "(or max@k) for scored categories")
+            raise V.ArgumentError("{label} needs 0/1 outcomes; these have {size} categories scored {shown} (grades or "
+                                  "partial credit): threshold them first (read as scores with {score_range} and "
+                                  "count those above {threshold} as correct), or use avg (or max@k) for scored "
+                                  "categories", "score_range", "threshold", label=spec.label, size=wv.size,
+                                  shown=shown)
         if not (wv.size == 2 and wv[0] == 0.0 and wv[1] == 1.0):
             raise ValueError(f"w: {spec.label} counts the correct trials of 0/1 outcomes and has no use for category "
                              f"weights (got w={wv.tolist()}); drop w, or use avg (or max@k) for weighted categories")
@@ -157,11 +159,11 @@ def _score_posterior(R, spec: MetricSpec, prior, alpha0, beta0, w, R0, score_ran
     """Scores: the mean score only, with no Beta or Dirichlet prior (the score model assumes no shape)."""
     scores = to_outcomes(R, score_range=score_range_arg(score_range), scores=True)
     if spec.name == "avg@n":
-        raise ValueError("avg@n counts a replica correct when its score exceeds a threshold (AISBench); pass "
-                         "threshold= (0.5 there), or use metric='avg' for the mean score")
+        raise V.ArgumentError("avg@n counts a replica correct when its score exceeds a threshold (AISBench): give "
+                              "{threshold} (0.5 there), or use metric='avg' for the mean score", "threshold")
     if spec.kind != "mean" or spec.name == "bayes":
         raise V.ArgumentError("{label} needs 0/1 outcomes; these are scores in [{lo:g}, {hi:g}] (a value that is not "
-                              "0 or 1, or {score_range} was given): use metric='avg' for the mean score, or "
+                              "0 or 1, or {score_range} was given): use metric='avg' for the mean score, or give "
                               "{threshold} t to count a trial correct when its score > t", "score_range", "threshold",
                               label=spec.label, lo=scores.lo, hi=scores.hi)
     if w is not None or R0 is not None:

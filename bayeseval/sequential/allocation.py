@@ -247,7 +247,7 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
         budget = V.real(budget, "budget", lo=0.0, lo_open=True)
         total = int(round(n_now * M + budget))  # spread evenly: r questions get one trial more than the others
         n_more, r = divmod(total, M)
-        if n_more + 1 > V.LIMITS["k"]:  # the variance at n trials costs O(n) memory: 1e9 trials asked for 41 GiB
+        if n_more + (r > 0) > V.LIMITS["k"]:  # the variance at n trials costs O(n) memory: 1e9 trials asked 41 GiB
             raise V.ArgumentError("{budget} {b:g} spread over {M} questions gives {n} trials per question; at most "
                                   "{cap} (raise it with bayeseval.set_limits(k=...)), or add questions",
                                   "budget", b=budget, M=M, n=n_more + (r > 0), cap=V.LIMITS["k"])

@@ -72,8 +72,9 @@ def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: 
     spec = parse(metric, **params)
     if isinstance(out, Scores):
         if spec.name not in ("avg", "avg@n"):
-            raise ValueError(f"{name} holds scores: sequential monitoring of scores supports metric avg, "
-                             f"not {spec.label}")
+            raise V.ArgumentError("{name} holds scores: sequential monitoring of scores supports metric avg, not "
+                                  "{label}; give {threshold} t to count a trial correct when its score > t",
+                                  "threshold", name=name, label=spec.label)
         return np.asarray(out.means, dtype=np.float64), (out.lo, out.hi)
     counts = out
     if not counts.is_binary or w is not None:

@@ -247,7 +247,7 @@ class NamedMetric(_Body):
         None, description="geospectrum@k")
     weights: Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["k"] + 1)] | None = Field(
         None, description="geospectrum@k: spectrum weights")
-    threshold: Annotated[float, Field(allow_inf_nan=False)] | None = Field(
+    threshold: Annotated[float, Strict(), Field(allow_inf_nan=False)] | None = Field(
         None, description="scores: a trial counts as correct when its score is above this (0/1 metrics on scores)")
 
     def params(self) -> dict:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import bayeseval as B
-from bayeseval.scores import RangeMismatch
+from bayeseval.scores import RangeMismatch, same_range
 from bayeseval.validate import ArgumentError
 
 from .errors import ServiceError, library_field
@@ -95,10 +95,12 @@ def _metric_field(field: str | None = None, model: str | None = None, given: str
     try:
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
-        if model is not None and isinstance(exc, ArgumentError) and "R" in exc.names:
-            spelling = {"R": f"{model}.{given}", "w": f"{model}.weights"}  # the matrix or counts sent
-            raise ServiceError(422, "validation_error", spelling["R"], exc.spelled(spelling.get)) from None
         i = getattr(exc, "metric_index", None)
+        if model is not None and isinstance(exc, ArgumentError):  # the library's names, as the request spells them
+            spelling = {"R": f"{model}.{given}", "w": f"{model}.weights", "score_range": f"{model}.range",
+                        "threshold": "a metric object's \"threshold\""}  # the matrix or counts sent
+            field = spelling["R"] if "R" in exc.names else f"metrics[{i}]" if i is not None else "metrics"
+            raise ServiceError(422, "validation_error", field, exc.spelled(lambda n: spelling.get(n, n))) from None
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
 
@@ -165,14 +167,15 @@ def _raw_scores(models: dict, counted: dict, threshold: str | None, where: str =
                            "'range', or leave the threshold out)")
     import pandas as pd
 
-    out, ranges = dict(counted), set()
+    try:  # one scale, as without a threshold (the raw scores would otherwise all be read on the first's)
+        same_range({name: counted[name] for name in models})
+    except RangeMismatch as exc:
+        raise ServiceError(422, "validation_error", f"{where}{exc.model}.range", str(exc)) from None
+    out = dict(counted)
     for name, o in models.items():
-        if getattr(o, "scores", None) is None:
-            continue
         arr = _score_array(o)
         out[name] = arr if o.ids is None else pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
-        ranges.add(tuple(o.range))
-    return out, {"missing": np.nan, **({"score_range": ranges.pop()} if len(ranges) == 1 else {})}
+    return out, {"missing": np.nan, "score_range": tuple(next(iter(models.values())).range)}
 
 
 def _counts(o: Outcomes, field: str, binary: str | None = None) -> B.Counts:
@@ -312,7 +315,7 @@ def compare(req: CompareRequest) -> dict:
 def monitor(req: MonitorRequest) -> dict:
     """``POST /v1/monitor``: :class:`bayeseval.sequential.SequentialCompare` over the rows of ``a`` and ``b``."""
     from ..comparison.paired import align, as_counts
-    from ..scores import Scores, binarise, same_range
+    from ..scores import Scores, binarise
     from ..sequential import SequentialCompare, question_values
 
     warns: list = []
