@@ -592,7 +592,9 @@ def cmd_allocate(args) -> int:
     runs = list(data)
     for r in runs:
         if r.weights is not None or r.scale is not None:
-            raise UsageError(f"{r.dataset}/{r.model}: allocate works on 0/1 outcomes")
+            raise UsageError(f"{r.dataset}/{r.model}: allocate works on 0/1 outcomes; these are "
+                             + ("scores: --threshold T counts a score above T as correct" if r.scale is not None
+                                else "graded: --scores LO,HI --threshold T counts a score above T as correct"))
     keyed = {(f"{r.dataset}/{r.model}" if len(data.datasets) > 1 else r.model): r.counts() for r in runs}
     params = _metric_params(args.metric, args)
     values = trial_values(keyed, args.metric, prior=args.prior, **params)

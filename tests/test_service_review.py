@@ -143,6 +143,8 @@ def test_monitor_refuses_scores_on_different_ranges_as_compare_does(api, a, b):
     assert err["message"] == same  # the one shared check
     ranked = api.post("/v1/rank", json={"models": {"a": a, "b": b, "c": a}})
     assert error_of(ranked, 422, "models.b")["message"].startswith("the models' scores are on different ranges")
+    pilot = {"a": {"scores": [[0.5, 0.4]] * 5}, "b": {"scores": [[5.0, 4.0]] * 5, "range": [0, 10]}, "delta": 0.1}
+    assert "different ranges" in error_of(api.post("/v1/plan", json=pilot), 422, "b")["message"]  # it named a
 
 
 def test_monitor_scores_against_0_1_outcomes_on_one_scale_still_run(api):

@@ -85,7 +85,7 @@ def test_the_service_takes_a_threshold_in_the_metric():
                                             "b": {"matrix": (T > 0.5).astype(int).tolist()}, "metric": "pass@2"}).json()
         assert got["questions"] == 20 and (got["lower"], got["upper"]) == pytest.approx((plain["lower"],
                                                                                            plain["upper"]))
-        for bad, field in (({**pair, "b": {"scores": T.tolist(), "range": [0, 2]}}, "b.range"),
+        for bad, field in (({**pair, "b": {"scores": T.tolist(), "range": [0, 2]}}, "b"),
                            ({**pair, "metric": {**metric, "threshold": True}}, "metric.threshold")):
             r = c.post("/v1/compare", json=bad)  # scores on two ranges stay refused; true is no threshold
             assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
@@ -135,3 +135,10 @@ def test_counted_parquet_scores_read_with_scores_and_refuse_a_threshold(tmp_path
     assert "--threshold cannot be applied to each trial" in err and "(--engine pandas)" in err
     assert main(["report", str(path), "--scores", "0,10", "--threshold", "5", "--metrics", "pass@2", "--engine",
                  "pandas"]) == 0
+
+
+def test_allocate_on_scores_or_grades_points_at_the_threshold(capsys):
+    assert main(["allocate", str(TOT), "--scores", "1,10"]) == 2
+    assert capsys.readouterr().err.strip().endswith("allocate works on 0/1 outcomes; these are scores: --threshold T "
+                                                    "counts a score above T as correct")
+    assert main(["allocate", str(TOT), "--scores", "1,10", "--threshold", "7"]) == 0

@@ -170,7 +170,7 @@ def _raw_scores(models: dict, counted: dict, threshold: str | None, where: str =
     try:  # one scale, as without a threshold (the raw scores would otherwise all be read on the first's)
         same_range({name: counted[name] for name in models})
     except RangeMismatch as exc:
-        raise ServiceError(422, "validation_error", f"{where}{exc.model}.range", str(exc)) from None
+        raise ServiceError(422, "validation_error", f"{where}{exc.model}", str(exc)) from None
     out = dict(counted)
     for name, o in models.items():
         arr = _score_array(o)
@@ -377,7 +377,7 @@ def plan(req: PlanRequest) -> dict:
     with _warnings(warns):
         a = _trial_input(req.a, "a", "plan")
         b = None if req.b is None else _trial_input(req.b, "b", "plan")
-        with _field("a", {**_KNOWN, "A": "b"}):
+        with _field("a", {**_KNOWN, "A": "b", "B": "b"}):  # B: the model whose score range differs
             res = B.plan(a, b, alpha=req.alpha, power=req.power, level=req.level, delta=req.delta, missing=np.nan)
     return clean({**res.to_dict(), "warnings": warns})
 
