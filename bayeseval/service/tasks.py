@@ -96,11 +96,11 @@ def _metric_field(field: str | None = None, model: str | None = None, given: str
         yield
     except (ValueError, TypeError, LookupError, ArithmeticError, RecursionError, MemoryError) as exc:
         i = getattr(exc, "metric_index", None)
-        if model is not None and isinstance(exc, ArgumentError):  # the library's names, as the request spells them
-            spelling = {"R": f"{model}.{given}", "w": f"{model}.weights", "score_range": f"{model}.range",
-                        "threshold": "a metric object's \"threshold\""}  # the matrix or counts sent
-            field = spelling["R"] if "R" in exc.names else f"metrics[{i}]" if i is not None else "metrics"
-            raise ServiceError(422, "validation_error", field, exc.spelled(lambda n: spelling.get(n, n))) from None
+        spelling = {"R": f"{model}.{given}", "w": f"{model}.weights", "score_range": f"{model}.range",
+                    "threshold": "a metric object's \"threshold\""}  # the library's names, as the request spells them
+        if model is not None and isinstance(exc, ArgumentError) and set(exc.names) & set(spelling):
+            where = spelling["R"] if "R" in exc.names else f"metrics[{i}]" if i is not None else "metrics"
+            raise ServiceError(422, "validation_error", where, exc.spelled(lambda n: spelling.get(n, n))) from None
         with _field(field or (f"metrics[{i}]" if i is not None else "metrics")):
             raise
 
