@@ -13,8 +13,8 @@ from scipy import stats
 import bayeseval as be
 from bayeseval import validate as V
 from bayeseval.cli import main
+from bayeseval.comparison.paired import delta_interval
 from bayeseval.comparison.pooling import pooled_draws
-from bayeseval.posterior import interval_from_draws
 
 
 def _brute(joint: np.ndarray, width: float, pairs):
@@ -86,12 +86,14 @@ def test_identical_models_give_a_finite_answer():
     assert np.abs(pooled[:, 0] - pooled[:, 1]).max() < 1e-12
 
 
-def test_normal_interval_from_draws_is_scipy_normal_from_their_moments():
-    """The pooled pairs' normal interval (compare_all(shrink=True, method="normal")) is the draws' mean -+ z sd."""
-    x = np.random.default_rng(6).normal(1.0, 2.0, 100_000)
-    lo, hi = interval_from_draws(x, 0.95, "normal")
+def test_a_pooled_pairs_normal_interval_is_scipy_normal_from_the_draws_moments():
+    """compare_all(shrink=True, interval="normal"): the pooled difference's mean -+ z sd (paired.delta_interval, the
+    rule paired_difference uses), within the difference's range."""
+    x = np.random.default_rng(6).normal(0.1, 0.05, 100_000)
+    lo, hi = delta_interval(x, x.mean(), x.std(), 0.95, "normal", (0.0, 1.0))
     assert (lo, hi) == pytest.approx(stats.norm.interval(0.95, loc=x.mean(), scale=x.std()), rel=1e-12)
-    assert interval_from_draws(x, 0.9, "exact")[0] == pytest.approx(np.quantile(x, 0.05))
+    assert delta_interval(x, x.mean(), x.std(), 0.9, "exact", (0.0, 1.0))[0] == pytest.approx(np.quantile(x, 0.05))
+    assert delta_interval(x + 1.5, 1.6, 0.6, 0.95, "normal", (0.0, 1.0))[1] == 1.0  # clamped to the range
 
 
 def _models(shifts, M=120, N=4, seed=7):

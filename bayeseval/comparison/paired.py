@@ -561,13 +561,23 @@ def paired_difference(pa, pb, *, scope: str, method: str, level: float, draws: i
         if pa.prior.label == "robust" and min(int(pa.counts.n.min()), int(pb.counts.n.min())) == 1:
             notes.append("one trial for some questions: the benchmark-scope difference takes the widest error for "
                          "them (equally hard questions), conservative")
-    lo_b, hi_b = pa.range[0] - pb.range[1], pa.range[1] - pb.range[0]  # the difference's range
+    lo, hi = delta_interval(dx, mean, sd, level, method, pa.range)
+    return Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis), dx, notes
+
+
+def delta_interval(dx: np.ndarray, mean: float, sd: float, level: float, method: str, span) -> tuple[float, float]:
+    """The interval of a difference of two scores on the range ``span``, from its draws ``dx`` (``exact`` / ``hdi``,
+    reaching ``mean`` where it sits on an end: :func:`reach_value`) or its moments (``normal``), within the
+    difference's range ``[lo - hi, hi - lo]``.
+
+    >>> delta_interval(np.linspace(-0.1, 0.3, 401), 0.1, 0.05, 0.95, "normal", (0.0, 1.0))
+    (0.002001800772..., 0.197998199227...)
+    """
+    lo_b, hi_b = span[0] - span[1], span[1] - span[0]
     if method == "normal":
         z = float(ndtri(0.5 + level / 2))
-        lo, hi = max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
-    else:
-        lo, hi = reach_value(*interval_from_draws(dx, level, method), mean, dx, level, (lo_b, hi_b))
-    return Delta(float(mean), float(sd), float(lo), float(hi), level, scope, method, basis), dx, notes
+        return max(mean - z * sd, lo_b), min(mean + z * sd, hi_b)
+    return reach_value(*interval_from_draws(dx, level, method), mean, dx, level, (lo_b, hi_b))
 
 
 def reach_value(lo: float, hi: float, value: float, dx: np.ndarray, level: float, bounds) -> tuple[float, float]:

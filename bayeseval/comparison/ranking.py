@@ -32,12 +32,12 @@ import numpy as np
 from .. import validate as V
 from .._protocol import Result, check_choice
 from .._text import html_table, pct, text_table
-from ..posterior import METHODS, SCOPES, build, interval_from_draws
+from ..posterior import METHODS, SCOPES, build
 from ..scores import any_scores, label_threshold, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
 from .joint import Side, base_measure, dp_bootstrap, population_draws
 from .paired import (align, as_counts, binary_weights, check_comparable, decide, differing_questions, p_better,
-                     paired_difference, question_scores, reach_value, too_few_to_decide)
+                     delta_interval, paired_difference, question_scores, too_few_to_decide)
 from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test, snap_ties
 from .pooling import pooled_draws
 
@@ -323,10 +323,9 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
         own = (delta.mean, pab)  # what the decision reads: the pair's own posterior, pooled or not
         if shrink:  # the pooled joint posterior's difference (the pair's test and decision are unchanged)
             dx = joint[:, lo_i] - joint[:, hi_j]
-            mean, (lo_r, hi_r) = float(np.mean(dx)), posts[a].range
-            lo, hi, span = *interval_from_draws(dx, level, method), (lo_r - hi_r, hi_r - lo_r)  # the difference's range
-            lo, hi = reach_value(max(lo, span[0]), min(hi, span[1]), mean, dx, level, span)
-            summary, pab = (mean, lo, hi), p_better(dx)
+            mean = float(np.mean(dx))
+            summary = (mean, *delta_interval(dx, mean, float(np.std(dx)), level, method, posts[a].range))
+            pab = p_better(dx)
         p = p_decide = None
         if X[lo_i] is not None and X[hi_j] is not None:
             d = snap_ties(X[lo_i] - X[hi_j])

@@ -324,10 +324,11 @@ def _reader_options() -> set:
 
 
 def _check_options(options: dict) -> None:
-    unknown = sorted(set(options) - _reader_options())
+    known = _reader_options()
+    unknown = sorted(set(options) - known)
     if unknown:
-        raise TypeError(f"load() got unknown keyword argument(s) {unknown}; the readers take "
-                        f"{sorted(_reader_options())} (and format=, columns=, engine=, progress=)")
+        raise TypeError(f"load() got unknown keyword argument(s) {unknown}; the readers take {sorted(known)} (and "
+                        "format=, columns=, engine=, progress=)")
 
 
 ENGINES = ("auto", "duckdb", "spark", "pandas")

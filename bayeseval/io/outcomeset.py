@@ -32,7 +32,7 @@ import numpy as np
 from .. import validate as V
 from .._protocol import UNNAMED_DATASET
 from ..counts import Counts, to_counts
-from ..scores import Scores, any_scores, category_values, score_range_arg, to_outcomes, to_scores
+from ..scores import Scores, any_scores, binarise, category_values, score_range_arg, to_outcomes, to_scores
 
 __all__ = ["Run", "CountRun", "OutcomeSet", "add_counts"]
 
@@ -176,12 +176,11 @@ class Run:
                                   + ("graded categories" if self.weights is not None else "0/1 outcomes")
                                   + ", not scores: read them as scores first ({score_range})", "threshold",
                                   "score_range", run=f"{self.dataset}/{self.model}")
-        try:
-            t = V.real(threshold, "threshold", lo=self.scale[0], hi=self.scale[1])
+        try:  # binarised as the library's threshold= binarises
+            binary = binarise(self.matrix, threshold, score_range=self.scale, missing=np.nan, name=self.model)
         except ValueError as exc:
             raise V.slotted(exc, "threshold") from None
-        m = self.matrix
-        return replace(self, matrix=np.where(np.isnan(m), np.nan, (m > t).astype(np.float64)), scale=None)
+        return replace(self, matrix=binary, scale=None)
 
     def __repr__(self) -> str:
         n = self.n

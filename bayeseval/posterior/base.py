@@ -37,7 +37,6 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from .._text import pct
 from ..counts import Counts
@@ -74,18 +73,7 @@ def _mvnormal(rng, n: int, cov: np.ndarray) -> np.ndarray:
 
 
 def interval_from_draws(x: np.ndarray, level: float, method: str) -> tuple[float, float]:
-    """Central (``exact``) or shortest (``hdi``) interval holding ``level`` of the draws, or (``normal``) the normal
-    interval from their moments, ``mean +- z sd``.
-
-    >>> x = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
-    >>> interval_from_draws(x, 0.6, "exact"), interval_from_draws(x, 0.6, "hdi")
-    ((0.8, 3.2), (0.0, 3.0))
-    >>> [round(v, 4) for v in interval_from_draws(x, 0.95, "normal")]  # 2 -+ 1.96 sqrt(2)
-    [-0.7718, 4.7718]
-    """
-    if method == "normal":
-        half = float(ndtri(0.5 + level / 2)) * float(np.std(x))
-        return float(np.mean(x)) - half, float(np.mean(x)) + half
+    """Central (``exact``) or shortest (``hdi``) interval holding ``level`` of the draws."""
     if method == "exact":
         lo, hi = np.quantile(x, [(1 - level) / 2, (1 + level) / 2])
         return float(lo), float(hi)

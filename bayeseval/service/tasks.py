@@ -136,19 +136,27 @@ def _array(o: Outcomes) -> np.ndarray:
     try:
         return np.array(o.matrix, dtype=np.int64)
     except (TypeError, ValueError):
-        width = max(len(r) for r in o.matrix)
-        return np.array([r + [None] * (width - len(r)) for r in o.matrix], dtype=np.float64)
+        return _padded(o.matrix)
 
 
-def _score_array(o: Outcomes) -> np.ndarray:
-    """The ``scores`` rows as a float matrix, NaN for null / absent (ragged) trials."""
-    width = max(len(r) for r in o.scores)
-    return np.array([r + [None] * (width - len(r)) for r in o.scores], dtype=np.float64)
+def _padded(rows: list) -> np.ndarray:
+    """Rows (``matrix`` or ``scores``) as a float matrix, NaN for null / absent (ragged) trials."""
+    width = max(len(r) for r in rows)
+    return np.array([r + [None] * (width - len(r)) for r in rows], dtype=np.float64)
+
+
+def _indexed(arr: np.ndarray, o: Outcomes) -> Any:
+    """``arr`` as the library receives trial rows: a DataFrame indexed by the question ids when they are given."""
+    if o.ids is None:
+        return arr
+    import pandas as pd
+
+    return pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
 
 
 def _scores(o: Outcomes, field: str):
     """Scores (with ids) of a model given as ``{"scores": ..., "range": [lo, hi]}``."""
-    arr = _score_array(o)
+    arr = _padded(o.scores)
     with _field(field, {}):
         return B.to_scores(arr, score_range=tuple(o.range), missing=np.nan, ids=o.ids, name=field)
 
@@ -165,16 +173,11 @@ def _raw_scores(models: dict, counted: dict, threshold: str | None, where: str =
         raise ServiceError(422, "validation_error", threshold, f"{threshold}.threshold counts a trial correct when its "
                            f"score is above it; {where}{plain[0]} gives outcomes, not scores (give 'scores' and "
                            "'range', or leave the threshold out)")
-    import pandas as pd
-
     try:  # one scale, as without a threshold (the raw scores would otherwise all be read on the first's)
         same_range({name: counted[name] for name in models})
     except RangeMismatch as exc:
         raise ServiceError(422, "validation_error", f"{where}{exc.model}", str(exc)) from None
-    out = dict(counted)
-    for name, o in models.items():
-        arr = _score_array(o)
-        out[name] = arr if o.ids is None else pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
+    out = {**counted, **{name: _indexed(_padded(o.scores), o) for name, o in models.items()}}
     return out, {"missing": np.nan, "score_range": tuple(next(iter(models.values())).range)}
 
 
@@ -207,12 +210,7 @@ def _trial_input(o: Outcomes, field: str, what: str) -> Any:
     c = _counts(o, field, binary=what)
     if o.counts is not None or getattr(o, "scores", None) is not None:
         return c
-    arr = _array(o)
-    if o.ids is None:
-        return arr
-    import pandas as pd
-
-    return pd.DataFrame(arr, index=pd.Index(o.ids, dtype=object))
+    return _indexed(_array(o), o)
 
 
 def _n(counts: B.Counts) -> int | list[int]:
