@@ -184,8 +184,16 @@ def _metric_kw(metric: str, args) -> tuple:
     t = getattr(args, "threshold", None)
     if t is None or names_avg_at_n(metric):  # avg@n's threshold is its own parameter: the plain mean here
         return metric, _metric_params(metric, args)
-    spec = parse(metric, **_metric_params(metric, args))
-    return dataclasses.replace(spec, params={**spec.params, "threshold": float(t)}), {}
+    return parse(metric, **_metric_params(metric, args)).thresholded(t), {}
+
+
+def _metric_label(metric: str, args) -> str:
+    """The metric as :func:`_metric_kw` names it to the library (``pass@2 (threshold=7)``), for outputs that take
+    a label: the sequential commands read the binarised runs, whose own label would leave the threshold out."""
+    from .targets import MetricSpec, parse
+
+    m, params = _metric_kw(metric, args)
+    return m.label if isinstance(m, MetricSpec) else parse(m, **params).label
 
 
 # --------------------------------------------------------------------------- report
@@ -552,7 +560,8 @@ def cmd_monitor(args) -> int:
         kw = {"score_range": scale} if scale is not None else {}
         xa, (lo, hi) = question_values(va, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
         xb, _ = question_values(vb, args.metric, missing=np.nan, **kw, **_metric_params(args.metric, args))
-        seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope)
+        seq = SequentialCompare(lo, hi, alpha=args.alpha, until=args.until, names=(name_a, name_b), rope=args.rope,
+                                metric=_metric_label(args.metric, args))
         spent = ((~np.isnan(va)).sum(axis=1), (~np.isnan(vb)).sum(axis=1))
         out.append((da, seq.update(xa, xb, samples=spent)))
     if args.format == "json":
@@ -574,9 +583,10 @@ def cmd_replay(args) -> int:
     for da, ra, rb in _progress(pairs, args, "replaying"):
         va, vb, scale = _aligned(ra, rb)
         kw = {"score_range": scale} if scale is not None else {}
-        out.append((da, replay(va, vb, metric=args.metric, trials=args.trials, replays=args.replays, until=args.until,
-                               alpha=args.alpha, seed=args.seed or 0, names=(name_a, name_b), **kw,
-                               **_metric_params(args.metric, args))))
+        res = replay(va, vb, metric=args.metric, trials=args.trials, replays=args.replays, until=args.until,
+                     alpha=args.alpha, seed=args.seed or 0, names=(name_a, name_b), **kw,
+                     **_metric_params(args.metric, args))
+        out.append((da, dataclasses.replace(res, metric=_metric_label(args.metric, args))))
     if args.format == "json":
         text = json.dumps([{"dataset": d, **r.to_dict()} for d, r in out], indent=1, default=str)
     else:
@@ -597,12 +607,14 @@ def cmd_allocate(args) -> int:
                                 else "graded: --scores LO,HI --threshold T counts a score above T as correct"))
     keyed = {(f"{r.dataset}/{r.model}" if len(data.datasets) > 1 else r.model): r.counts() for r in runs}
     params = _metric_params(args.metric, args)
-    values = trial_values(keyed, args.metric, prior=args.prior, **params)
+    label = _metric_label(args.metric, args)
+    values = dataclasses.replace(trial_values(keyed, args.metric, prior=args.prior, **params), metric=label)
     from .targets import parse
 
     longest = max(64, 2 * parse(args.metric, **params).k)  # the designs considered: up to this many trials
-    designs = {k: design(c, args.metric, question_cost=args.question_cost, budget=args.budget, prior=args.prior,
-                         max_trials=longest, **params) for k, c in keyed.items()}
+    designs = {k: dataclasses.replace(design(c, args.metric, question_cost=args.question_cost, budget=args.budget,
+                                             prior=args.prior, max_trials=longest, **params), metric=label)
+               for k, c in keyed.items()}
     if args.format == "json":
         text = json.dumps({"next": values.best(args.top).to_dict("records"),
                            "design": {k: d.to_dict() for k, d in designs.items()}}, indent=1, default=str)

@@ -388,10 +388,8 @@ def thresholded(inputs: dict, metric: Any, params: dict, *, score_range: Any = N
 def label_threshold(posts, threshold: Any) -> None:
     """Each of ``posts`` (posteriors built on outcomes binarised at ``threshold``) names it in its metric's label,
     ``pass@2 (threshold=0.5)``, as :func:`bayeseval.estimate` labels its estimate (a comparison said "pass@2")."""
-    import dataclasses
-
     for post in posts:
-        post.spec = dataclasses.replace(post.spec, params={**post.spec.params, "threshold": float(threshold)})
+        post.spec = post.spec.thresholded(threshold)
 
 
 def names_avg_at_n(metric: Any) -> bool:

@@ -31,7 +31,7 @@ custom             payoff vector ``c[0..k]``                     (the vector its
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -89,6 +89,14 @@ class MetricSpec:
     @property
     def k(self) -> int:
         return int(self.params.get("k", 1))
+
+    def thresholded(self, threshold: float) -> "MetricSpec":
+        """The metric read on outcomes binarised at ``threshold`` (a score above it counts as correct), named so:
+
+        >>> parse("pass@2").thresholded(7).label
+        'pass@2 (threshold=7)'
+        """
+        return replace(self, params={**self.params, "threshold": float(threshold)})
 
 
 def _need_k(name: str, params: dict) -> int:

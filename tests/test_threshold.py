@@ -12,6 +12,7 @@ import pytest
 
 import bayeseval as be
 from bayeseval.cli import main
+from bayeseval.sequential import SequentialCompare, question_values
 
 TOT = Path(__file__).resolve().parents[1] / "examples" / "data" / "tot_text.json"
 
@@ -142,3 +143,48 @@ def test_allocate_on_scores_or_grades_points_at_the_threshold(capsys):
     assert capsys.readouterr().err.strip().endswith("allocate works on 0/1 outcomes; these are scores: --threshold T "
                                                     "counts a score above T as correct")
     assert main(["allocate", str(TOT), "--scores", "1,10", "--threshold", "7"]) == 0
+
+
+def test_the_sequential_outputs_name_the_metric_with_its_threshold(tmp_path, capsys):
+    """monitor's text and JSON did not name the metric at all; replay and allocate named it without the threshold
+    (they read the binarised runs, whose label is plain pass@2)."""
+    base = ["--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7", "--metric", "pass@2"]
+    out = tmp_path / "m.json"
+    assert main(["monitor", *base, "--format", "json", "-o", str(out)]) == 0
+    got = json.loads(out.read_text())[0]
+    assert got["metric"] == "pass@2 (threshold=7)"
+    ref = SequentialCompare(until="decided").update(  # the library on the binarised scores, in A's order
+        *(question_values(_scores(m), "pass@2", threshold=7, score_range=(1, 10), missing=np.nan)[0]
+          for m in ("gpt-4 IO", "gpt-4 CoT")))
+    assert (got["lower"], got["upper"]) == pytest.approx((ref.lower, ref.upper), abs=1e-12)
+    capsys.readouterr()
+    assert main(["monitor", *base]) == 0
+    assert capsys.readouterr().out.startswith("Sequential difference: gpt-4 IO - gpt-4 CoT, pass@2 (threshold=7)\n")
+    assert main(["replay", *base, "--trials", "2", "--replays", "5", "--format", "json", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())[0]["metric"] == "pass@2 (threshold=7)"
+    assert main(["allocate", str(TOT), "--scores", "1,10", "--threshold", "7", "--metric", "pass@2", "--format",
+                 "json", "-o", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert {d["metric"] for d in got["design"].values()} == {"pass@2 (threshold=7)"}
+    assert main(["monitor", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--format", "json", "-o", str(out),
+                 "--scores", "1,10"]) == 0  # no threshold: the plain mean score
+    assert json.loads(out.read_text())[0]["metric"] == "avg"
+
+
+def test_the_service_monitor_names_its_metric():
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    rng = np.random.default_rng(1)
+    S, T = rng.random((20, 3)).round(3), rng.random((20, 3)).round(3)
+    with TestClient(create_app()) as c:
+        for metric, label in (({"name": "pass@k", "k": 2, "threshold": 0.5}, "pass@2 (threshold=0.5)"),
+                              ("avg", "avg")):
+            r = c.post("/v1/monitor", json={"a": {"scores": S.tolist()}, "b": {"scores": T.tolist()},
+                                            "metric": metric})
+            assert r.status_code == 200 and r.json()["metric"] == label, r.text
+    st = SequentialCompare(metric="pass@4").update([1.0, 0.0], [0.0, 0.0])
+    assert st.metric == "pass@4" and st.summary().startswith("Sequential difference: A - B, pass@4\n")
+    with pytest.raises(TypeError, match="metric must be a label"):
+        SequentialCompare(metric=4)

@@ -26,7 +26,6 @@ The Beta models share :class:`~bayeseval.posterior.binary._BinaryPosterior`, the
 
 from __future__ import annotations
 
-import dataclasses
 
 from typing import Any
 
@@ -97,7 +96,7 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
         R = to_counts(binarise(R, threshold, score_range=score_range, missing=missing, ragged=ragged),
                       missing=np.nan)
         # the label says what was counted (avg (threshold=0.5) and avg are two rows of a table, not one)
-        spec = dataclasses.replace(spec, params={**spec.params, "threshold": V.real(threshold, "threshold")})
+        spec = spec.thresholded(V.real(threshold, "threshold"))
     elif not (spec.name == "avg@n" and "threshold" in spec.params) and (
             isinstance(R, Scores) or score_range is not None or looks_continuous(R)):
         return _score_posterior(R, spec, prior, alpha0, beta0, w, R0, score_range)

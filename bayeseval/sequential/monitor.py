@@ -232,6 +232,8 @@ class Status(Result):
     #: every candidate value is rejected (see :attr:`~bayeseval.sequential.confseq.BettingCS.empty`): ``lower`` and
     #: ``upper`` then name the neighbours of the least-rejected value, and no width or equivalence rule holds
     empty: bool = False
+    #: what the per-question scores are (``pass@4``, ``pass@2 (threshold=7)``), as given to the monitor; None if not
+    metric: str | None = None
 
     @property
     def stop(self) -> bool:
@@ -256,7 +258,7 @@ class Status(Result):
             "null": self.null, "e_value": None if self.log_e is None else float(math.exp(min(self.log_e, 700.0))),
             "p_value": self.p_value, "decision": self.decision, "stop": self.stop, "stopped_at": self.stopped_at,
             "samples_at_stop": self.samples_at_stop, "reason": self.reason, "until": self.rule.words(),
-            "assumptions": self.assumptions, "empty": self.empty,
+            "assumptions": self.assumptions, "empty": self.empty, "metric": self.metric,
         }
 
     def to_frame(self):
@@ -277,6 +279,7 @@ class Status(Result):
             rows.append([f"anytime p-value (mean = {self.null:g})", f"{self.p_value:.4g}"])
         rows.append(["until", self.rule.words()])
         head = f"Sequential {self.what}: {' - '.join(self.names) if self.what == 'difference' else self.names[0]}"
+        head += f", {self.metric}" if self.metric else ""
         lines = [head, text_table(["", "value"], rows), self.reason]
         if self.empty:
             lines.append(EMPTY_NOTE.format(level=level, alpha=self.alpha))
@@ -318,6 +321,7 @@ class Sequential:
     until : a :class:`StopRule` or words (:func:`parse_until`); ``decided`` needs ``null``.
     null : a reference value, e.g. 0.7: ``decided`` then means "above" or "below" it.
     name : label.
+    metric : what the scores are (``"pass@4"``): a label the status carries and prints; None to leave it out.
 
     Notes
     -----
@@ -330,7 +334,7 @@ class Sequential:
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, *, alpha: float = 0.05, until: Any = None,
                  null: float | None = None, name: str = "model", grid: int | None = None, bets: str = "agrapa",
-                 _names=None):
+                 metric: str | None = None, _names=None):
         self.rule = parse_until(until)
         self.alpha = V.probability(alpha, "alpha")
         lo, hi = V.real(lo, "lo"), V.real(hi, "hi")
@@ -368,6 +372,9 @@ class Sequential:
             check_rope_span(self.rule.rope, lo, hi, "until")
         self.null = null
         self.names = tuple(_names) if _names else (name,)
+        if metric is not None and not isinstance(metric, str):
+            raise V.InputTypeError(f"metric must be a label (text, e.g. 'pass@4') or None, got {V.describe(metric)}")
+        self.metric = metric
         extra = [v for v in ([null] if null is not None else []) + list(self.rule.rope or ()) if lo <= v <= hi]
         kwargs = {} if grid is None else {"grid": grid}
         self._cs = BettingCS(self.alpha, lo, hi, extra=extra, bets=bets, **kwargs)
@@ -466,6 +473,7 @@ class Sequential:
             decision=stopped[2], stopped_at=stopped[0], samples_at_stop=stopped[1], reason=reason, rule=self.rule,
             assumptions=_ASSUMES,
             path_lower=self._path.view()[:, 0], path_upper=self._path.view()[:, 1], empty=self._cs.empty,
+            metric=self.metric,
         )
 
 
@@ -515,7 +523,8 @@ class SequentialCompare(Sequential):
     what = "difference"
 
     def __init__(self, lo: float = 0.0, hi: float = 1.0, *, alpha: float = 0.05, until: Any = None,
-                 names=("A", "B"), rope: Any = None, grid: int | None = None, bets: str = "agrapa"):
+                 names=("A", "B"), rope: Any = None, grid: int | None = None, bets: str = "agrapa",
+                 metric: str | None = None):
         rule = parse_until(until)
         if rope is not None:
             from ..comparison.paired import parse_rope
@@ -539,7 +548,7 @@ class SequentialCompare(Sequential):
         if str(names[0]) == str(names[1]):  # 'x - x' would read as a model against itself
             raise ValueError(f"names must be two different model names, got {list(names)!r}")
         super().__init__(-span, span, alpha=alpha, until=rule, null=0.0, _names=tuple(map(str, names)), grid=grid,
-                         bets=bets)
+                         bets=bets, metric=metric)
         self._range = (float(lo), float(hi))
 
     def _words(self):

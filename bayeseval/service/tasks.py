@@ -321,9 +321,10 @@ def monitor(req: MonitorRequest) -> dict:
         a = _counts(req.a, "a")  # 0/1, graded with weights, or scores: question_values scores each kind
         b = _counts(req.b, "b")
         metric, params = metric_args(req.metric)
-        if params.get("threshold") is not None:  # scores above it count as correct: 0/1 outcomes from here on
+        t = params.get("threshold")
+        if t is not None:  # scores above it count as correct: 0/1 outcomes from here on
             (a, b), kw = _pair_inputs(req, a, b, params)
-            t = params.pop("threshold")
+            params.pop("threshold")
             with _field("metric", {**_KNOWN, "threshold": "metric"}):
                 a, b = (B.to_counts(binarise(x, t, missing=np.nan, name=n, score_range=kw.get("score_range")),
                                     missing=np.nan) for x, n in ((a, "a"), (b, "b")))
@@ -343,8 +344,13 @@ def monitor(req: MonitorRequest) -> dict:
             raise ServiceError(422, "validation_error", field, f"a's per-question values lie in [{lo:g}, {hi:g}] and "
                                f"b's in [{span_b[0]:g}, {span_b[1]:g}]; compare outcomes on one scale (the same "
                                "category weights for both, or scores on one range)")
+        from ..targets import parse
+
+        spec = parse(metric, **params)
+        label = (spec if t is None else spec.thresholded(t)).label  # the metric as estimate names it
         with _field("until", {"until": "until", "rope": "rope", "range": "until", "null": "until", "names": "names"}):
-            seq = SequentialCompare(lo, hi, alpha=req.alpha, until=req.until, names=tuple(req.names), rope=req.rope)
+            seq = SequentialCompare(lo, hi, alpha=req.alpha, until=req.until, names=tuple(req.names), rope=req.rope,
+                                    metric=label)
         with _field("b", {"a": "a", "b": "b"}):  # b's scores outside a's range (graded with other weights)
             st = seq.update(xa, xb, samples=(np.asarray(a.n), np.asarray(b.n)))
     out = st.to_dict()
