@@ -3,6 +3,7 @@ reported with at the range's bounds, ties in exact arithmetic are ties, each tes
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
@@ -12,7 +13,10 @@ from scipy import stats
 
 import bayeseval as be
 from bayeseval.comparison.paired import question_scores
-from bayeseval.comparison.paired_tests import snap_ties
+from bayeseval.comparison.paired_tests import snap_ties, wilcoxon_test
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_compare import signed_rank_p  # noqa: E402  (the exact signed-rank law, written independently)
 from bayeseval.posterior import build
 
 
@@ -89,8 +93,27 @@ def test_ties_in_exact_arithmetic_are_ties():
     assert np.unique(snapped).size == np.unique(exact).size
     np.testing.assert_allclose(snapped, exact, atol=1e-12)
     c = be.compare(A, B, metric="pass@5", prior="uniform", seed=1, resamples=2000)
-    w = stats.wilcoxon(exact, zero_method="wilcox")
-    assert c.wilcoxon.p_value == pytest.approx(float(w.pvalue), rel=1e-12)
+    assert c.wilcoxon.p_value == pytest.approx(signed_rank_p(exact), rel=1e-12)
+
+
+def test_wilcoxon_is_exact_when_few_questions_differ():
+    """5 of 30 questions differ, all one way: SciPy chose the normal approximation by the length with the zeros
+    in (p = 0.025); the exact signed-rank p is 2 / 2^5 as the sign-flip test and McNemar say.  Above 50 non-zero
+    differences, SciPy's normal approximation with the tie correction."""
+    A, B = np.zeros((30, 1), int), np.zeros((30, 1), int)
+    A[:5] = 1
+    A[10:20] = B[10:20] = 1
+    c = be.compare(A, B, seed=0)
+    assert c.wilcoxon.p_value == pytest.approx(0.0625, rel=1e-12) == c.permutation.p_value
+    rng = np.random.default_rng(3)
+    for m in (8, 20, 50):  # no ties: SciPy's exact law
+        d = rng.permutation(np.arange(1, m + 1)) * rng.choice([-1, 1], m) / 7.0
+        assert wilcoxon_test(d).p_value == pytest.approx(float(stats.wilcoxon(d, method="exact").pvalue), rel=1e-10)
+    d = rng.integers(-3, 4, 200).astype(float)  # many ties, 170 or so non-zero: normal
+    got = wilcoxon_test(d)
+    assert got.details["distribution"] == "normal"
+    assert got.p_value == pytest.approx(float(stats.wilcoxon(d[d != 0], method="approx").pvalue), rel=1e-12)
+    assert abs(got.p_value - signed_rank_p(d)) < 0.01  # and near the exact value there
 
 
 def test_opposite_differences_tie_in_magnitude_and_the_order_of_the_models_does_not_matter():
