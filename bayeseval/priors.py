@@ -602,8 +602,9 @@ class BetaMixture:
     Work is bounded: EM stops when no refit gains ``MIX_LL_TOL`` nats per question (the objective is then
     within about 1e-4 nats per question of an independent optimiser's; ``ll_tol`` sets that threshold); with more than ``MIX_MAX_STATES``
     distinct ``(n, s)`` states (ragged trial counts) the pool is fitted to a fixed-seed sample of that many
-    questions with weights rescaled to M, and fewer refits (at least 16) are run: under 4 s at 100,000
-    questions with 1 to 1,000 trials each.
+    questions with weights rescaled to M, and fewer refits (at least 16) are run: about 7 s at 100,000
+    questions with 1 to 1,000 trials each (wall time on 2 idle cores; BLAS threads that outnumber the free cores,
+    as in parallel test workers, make it several times slower: the service's workers use one each).
     """
 
     a: np.ndarray

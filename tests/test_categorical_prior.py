@@ -317,7 +317,8 @@ def test_defaults_and_labels():
     assert B.estimate(RC, "avg", w=WC).prior == "hierarchical-dirichlet"
     assert B.estimate(RC, "avg@n", w=WC).prior == "hierarchical-dirichlet"
     assert B.estimate(RC, "avg", w=WC, prior="hierarchical-dirichlet").prior == "hierarchical-dirichlet"
-    assert B.estimate(RC, "max@2", w=WC).prior == "dirichlet"
+    assert B.estimate(RC, "max@2", w=WC).prior == "robust"  # centred at the unbiased estimate (posterior/maxk.py)
+    assert B.estimate(RC, "max@2", w=WC, prior="dirichlet").prior == "dirichlet"
     assert B.estimate(RC, "avg", w=WC, R0=np.zeros((12, 1), int)).prior == "dirichlet"  # R0: the Bayes@N prior
     R = (np.random.default_rng(3).random((20, 5)) < 0.4).astype(int)
     assert B.estimate(R, "avg").prior == "robust"  # binary outcomes: the nonparametric pool

@@ -172,7 +172,7 @@ def test_benchmark_normal_bayes_with_w_and_R0_matches_bayes_ci():
 
 @pytest.mark.parametrize("k", [1, 3, 8])
 def test_benchmark_normal_max_at_k_matches_max_at_k_ci(k):
-    est = B.estimate(R_CAT, f"max@{k}", w=W_CAT, scope="benchmark", interval="normal")
+    est = B.estimate(R_CAT, f"max@{k}", w=W_CAT, scope="benchmark", interval="normal", prior="dirichlet")
     mu, sigma, lo, hi = B.max_at_k_ci(R_CAT, k, W_CAT)
     np.testing.assert_allclose([est.mean, est.sd, est.lo, est.hi], [mu, sigma, lo, hi], **TIGHT)
     est = B.estimate(R_CAT, "max@k", k=k, w=W_CAT, R0=R0_CAT, scope="benchmark", interval="normal")
@@ -275,7 +275,7 @@ def test_categorical_closed_form_vs_independent_monte_carlo(metric, scope):
     per_q = theta @ W_CAT if metric == "bayes" else _max_at_k_of_theta(theta, W_CAT, 3)
     x = per_q.mean(axis=1) if scope == "benchmark" else (bootstrap_weights(rng, n_mc, M) * per_q).sum(axis=1)
     m, s, se_m, se_s = mc_se_mean_sd(x)
-    est = B.estimate(R_CAT, metric, w=W_CAT, scope=scope, interval="normal")
+    est = B.estimate(R_CAT, metric, w=W_CAT, scope=scope, interval="normal", prior="dirichlet")
     assert_mc(est.mean, m, se_m, f"{metric} {scope} mean")
     assert_mc(est.sd, s, se_s, f"{metric} {scope} sd")
 

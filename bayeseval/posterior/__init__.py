@@ -42,11 +42,12 @@ from .dirichlet import DirichletPosterior
 from .hdirichlet import HierarchicalDirichletPosterior
 from .hierarchical import HierarchicalBetaPosterior
 from .robust import RobustPosterior
+from .maxk import MaxAtKPosterior
 from .scores import ScorePosterior
 
 __all__ = ["Posterior", "build", "posterior_for", "REGISTRY", "interval_from_draws", "SCOPES", "METHODS",
            "EXACT_GROUP", "ATOMS", "IndependentBeta", "HierarchicalBetaPosterior", "DirichletPosterior",
-           "HierarchicalDirichletPosterior", "RobustPosterior", "ScorePosterior"]
+           "HierarchicalDirichletPosterior", "RobustPosterior", "ScorePosterior", "MaxAtKPosterior"]
 
 # prior kind (PriorSpec.kind) -> the population model's class
 REGISTRY: dict[str, type[Posterior]] = {
@@ -66,6 +67,10 @@ def posterior_for(counts: Counts, spec: MetricSpec, prior: PriorSpec, *, w: Any 
         raise ValueError(f"no population model is registered for prior kind {prior.kind!r}; "
                          f"known: {sorted(REGISTRY)}") from None
     return cls(counts, spec, prior, w=w, R0=R0)
+
+
+def _asks_robust(prior: Any) -> bool:
+    return isinstance(prior, str) and prior.strip().lower() in ("robust", "mixture", "nonparametric")
 
 
 def _beta_prior_asked(prior: Any, alpha0: Any, beta0: Any) -> bool:
@@ -133,6 +138,15 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
         if prior not in (None, "uniform", "dirichlet") or alpha0 is not None or beta0 is not None:
             raise ValueError("Bayes@N is defined by its Dirichlet(1 + R0) prior; use metric='avg' for other priors")
         pspec = PriorSpec("dirichlet")
+    elif spec.kind == "max" and not binary_data and w is not None and R0 is None and alpha0 is None and \
+            beta0 is None and (prior is None or _asks_robust(prior)):
+        if int(counts.n.min()) >= spec.k:  # centred at the unbiased estimate (maxk.py)
+            return MaxAtKPosterior(counts, spec, PriorSpec("robust"), w=w)
+        if prior is not None:
+            raise ValueError(f"prior='robust' for {spec.label} needs at least {spec.k} trials on every question "
+                             f"(the fewest here: {int(counts.n.min())}); prior='dirichlet' extrapolates with a "
+                             "Dirichlet(1) prior per question")
+        pspec = resolve_prior(None, None, None, binary=False)  # k > n: the Dirichlet posterior (the reference's)
     elif spec.kind in ("mean", "max") and not binary_data:
         pspec = resolve_prior(prior, alpha0, beta0, binary=False)
         if prior is None and spec.kind == "mean" and R0 is None:

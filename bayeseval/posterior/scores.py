@@ -97,26 +97,30 @@ class ScorePosterior(Posterior):
         freedom of the sum are Welch-Satterthwaite's, ``(sum_j V_j)^2 / sum_j V_j^2 / d_j``: with few
         questions whose scores vary, the interval uses a t quantile with that many degrees of freedom instead
         of the normal one (otherwise it covers 76-91% when one or two questions vary, M = 15-30)."""
-        c = self.counts
-        many = c.n >= 2
-        parts = c.within_var()[many] / c.n[many]
+        parts, dfs, one = self._error_parts()
         total = float(parts.sum())
-        denom = float(np.sum(parts**2 / (c.n[many] - 1)))
-        one = ~many
-        M1 = int(one.sum())
+        denom = float(np.sum(parts**2 / dfs))
+        M1 = int(one.size)
         if M1:
             lo, hi = self.range
-            S = float(np.sum((c.total[one] - lo) / (hi - lo)))
+            S = float(np.sum((one - lo) / (hi - lo)))
             a, b = 1.0 + S, 1.0 + M1 - S
             bound = (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))  # Bhatia-Davis, at the group's mean
             # the group's across-question variance, shrunk toward the bound by one pseudo-question: never 0
             # (20 equal scores at the top of the range would otherwise give a zero-width interval)
-            var = ((M1 - 1) * float(np.var(c.total[one], ddof=1)) + bound) / M1 if M1 >= 2 else bound
+            var = ((M1 - 1) * float(np.var(one, ddof=1)) + bound) / M1 if M1 >= 2 else bound
             total += M1 * var
             if M1 >= 2:
                 denom += (M1 * var) ** 2 / (M1 - 1)
         df = total * total / denom if denom > 0 else math.inf
         return total, df
+
+    def _error_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(Var(e_i) estimates, their degrees of freedom, scores of the questions with none)``: ``s_i^2 / n_i``
+        with ``n_i - 1`` over questions with two trials or more; the questions with one trial by their score."""
+        c = self.counts
+        many = c.n >= 2
+        return c.within_var()[many] / c.n[many], (c.n[many] - 1).astype(np.float64), c.total[~many]
 
     @property
     def one_trial(self) -> bool:
