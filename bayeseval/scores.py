@@ -365,6 +365,11 @@ def binarise(R: Any, threshold: Any, *, score_range: Any = None, missing: Any = 
     arr, observed, ids, lo, hi = score_matrix(R, score_range=score_range, missing=missing, mask=mask, ragged=ragged,
                                               name=name)
     t = V.real(threshold, "threshold", lo=lo, hi=hi)
+    if t >= hi:  # score > hi never holds: every trial would count as wrong, a confident 0 whatever the data
+        raise V.ArgumentError("{threshold} counts a score above it as correct, and no score lies above {hi:g}, the top "
+                              "of the range: every trial would count as wrong; give a threshold below {hi:g} (with "
+                              "whole-number grades, {half:g} counts a {hi:g} as correct)", "threshold", hi=hi,
+                              half=hi - 0.5)
     out = np.where(observed, (arr > t).astype(np.float64), np.nan)
     if ids is not None:
         import pandas as pd

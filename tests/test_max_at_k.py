@@ -134,3 +134,4 @@ def test_coverage_where_the_dirichlet_posterior_covered_a_fifth():
     assert 0.90 <= hits["benchmark"] / reps <= 0.99
     assert 0.90 <= hits["population"] / reps <= 0.99
     assert hits["dirichlet"] / reps < 0.5
+

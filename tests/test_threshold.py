@@ -188,3 +188,17 @@ def test_the_service_monitor_names_its_metric():
     assert st.metric == "pass@4" and st.summary().startswith("Sequential difference: A - B, pass@4\n")
     with pytest.raises(TypeError, match="metric must be a label"):
         SequentialCompare(metric=4)
+
+
+def test_a_threshold_at_the_top_of_the_range_is_refused(capsys):
+    """score > hi never holds: --threshold 10 on 1-10 ratings reported 0% for both models with exit 0."""
+    assert main(["report", str(TOT), "--scores", "1,10", "--threshold", "10", "--metrics", "pass@2"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "bayeseval: error: --threshold counts a score above it as correct, and no score lies above 10, the top of "
+        "the range: every trial would count as wrong; give a threshold below 10 (with whole-number grades, 9.5 "
+        "counts a 10 as correct)")
+    S = np.random.default_rng(0).uniform(0, 1, (30, 4))
+    with pytest.raises(ValueError, match="no score lies above 1, the top of the range"):
+        be.estimate(S, "pass@2", threshold=1)
+    assert be.estimate(S, "pass@2", threshold=0).value == 1.0  # the bottom: every score above it counts
+    assert main(["report", str(TOT), "--scores", "1,10", "--threshold", "9.5", "--metrics", "pass@2"]) == 0

@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -100,9 +101,12 @@ def ppc_warning(model: str, p: float, deviance: float, advice: str, questions: i
 def pull_warning(mean: float, sd: float, value: float | None, prior: str, M: int, scope: str) -> str | None:
     """A warning when the posterior mean sits more than half a posterior sd from the unbiased estimate (one sd
     for ``prior="robust"``, whose only pull is the population scope's prior pseudo-question, weight 1/(M+1))."""
-    if value is None or not np.isfinite(sd) or sd <= 0:
+    if value is None or not np.isfinite(sd) or sd < 0:
         return None
-    z = abs(mean - value) / sd
+    gap = abs(mean - value)
+    if sd == 0 and gap <= 1e-12 * max(1.0, abs(value)):  # no spread and no pull
+        return None
+    z = gap / sd if sd > 0 else math.inf  # a prior of 1e20 pseudo-trials: sd 0, the mean pinned to the prior's
     if z <= (1.0 if prior == "robust" else 0.5):  # robust: only its population pseudo-question pulls, 1/(M+1)
         return None
     if prior == "robust":
@@ -110,9 +114,14 @@ def pull_warning(mean: float, sd: float, value: float | None, prior: str, M: int
                f"more questions, or scope='benchmark', remove the pull")
     elif prior == "hierarchical":
         why = "the Beta pool shrinks each question toward its mean; prior='robust' (the default) does not"
-    elif prior in ("hierarchical-dirichlet", "dirichlet"):
+    elif prior == "hierarchical-dirichlet":
         why = "the Dirichlet prior shrinks each question's category shares toward the pool's"
+    elif prior == "dirichlet":
+        why = "the Dirichlet(1) prior shrinks each question's category shares toward equal shares"
     else:
         why = (f"prior={prior!r} shrinks each question toward its prior mean (1/2 for 'uniform', 'jeffreys'); "
                f"prior='robust' (the default) is centred at the unbiased estimate")
-    return (f"the posterior mean {mean:.4g} is {z:.1f} posterior sd from the unbiased estimate {value:.4g}: {why}")
+    if not math.isfinite(z):
+        return (f"the posterior mean {mean:.4g} differs from the unbiased estimate {value:.4g} and its posterior sd is "
+                f"0: the prior alone decides it; {why}")
+    return f"the posterior mean {mean:.4g} is {z:.1f} posterior sd from the unbiased estimate {value:.4g}: {why}"

@@ -131,6 +131,8 @@ def trial_values(models: Any, metric: Any = "avg", *, prior: str = "pool", **met
 
     if not isinstance(models, dict):
         models = {"model": models}
+    if not models:
+        raise ValueError("models must name at least one model's outcomes, e.g. {'model': R}; got an empty dict")
     c, label = _coefficients(metric, metric_params)
     frames = []
     for name, X in models.items():

@@ -1,0 +1,25 @@
+"""Inputs an adversarial review found handled without a word: each now warns or is refused, naming the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bayeseval as be
+from bayeseval.sequential.allocation import trial_values
+
+
+def test_a_prior_that_pins_the_mean_still_warns():
+    """prior=[1e20, 1e20]: sd 0, interval [0.5, 0.5] around a value of 0.1, and the pull check returned early on
+    sd 0, so the most extreme pull had no warning (1e15 had one)."""
+    R = np.eye(10, 3, dtype=int)
+    with pytest.warns(be.ModelCheckWarning, match="its posterior sd is 0: the prior alone decides it"):
+        e = be.estimate(R, prior=[1e20, 1e20], scope="benchmark")
+    assert e.sd == 0.0 and e.mean == pytest.approx(0.5) and e.value == pytest.approx(0.1)
+    with pytest.warns(be.ModelCheckWarning, match=r"is [0-9.]+ posterior sd from the unbiased estimate"):
+        be.estimate(R, prior=[1e6, 1e6], scope="benchmark")  # a finite sd: the distance in sds, as before
+
+
+def test_allocation_needs_a_model():
+    with pytest.raises(ValueError, match="models must name at least one model's outcomes"):
+        trial_values({}, "avg")  # was pandas' 'No objects to concatenate'
