@@ -23,3 +23,14 @@ def test_a_prior_that_pins_the_mean_still_warns():
 def test_allocation_needs_a_model():
     with pytest.raises(ValueError, match="models must name at least one model's outcomes"):
         trial_values({}, "avg")  # was pandas' 'No objects to concatenate'
+
+
+@pytest.mark.parametrize("column", ["question_id", "id", "Task_ID", "model"])
+def test_a_dataframe_column_of_ids_is_not_read_as_a_trial(column):
+    """{"question_id": [0, 1], "t0": [0, 0], "t1": [0, 0]} gave avg = 0.1667 (the ids read as a third trial)."""
+    import pandas as pd
+
+    df = pd.DataFrame({column: [0, 1], "t0": [0, 0], "t1": [0, 0]})
+    with pytest.raises(ValueError, match=f"column '{column}' looks like question ids or model names, not a trial"):
+        be.estimate(df)
+    assert be.estimate(df.set_index(column), scope="benchmark").value == 0.0  # as the message says
