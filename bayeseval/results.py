@@ -303,6 +303,8 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
         lo, hi = normal_interval(mean, sd, level, (lo_b, hi_b))
     else:
         exact = post.single_question_exact(level, method)
+        if exact is None:
+            exact = post.closed_interval(scope, level, method)
         if exact is not None:
             lo, hi = exact
         else:

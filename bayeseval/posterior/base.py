@@ -172,6 +172,11 @@ class Posterior(ABC):
         """An exact interval without draws where the model has one (else None)."""
         return None
 
+    def closed_interval(self, scope: str, level: float, method: str):
+        """The equal-tailed (``method="exact"``) interval in ``scope`` from the posterior's quantile function, where
+        it has one in closed form (else None: the interval comes from draws)."""
+        return None
+
     def miller_se(self) -> float | None:
         """Question-clustered standard error of the finite-sample estimate (Miller 2024, arXiv:2411.00640).
 

@@ -145,6 +145,21 @@ class ScorePosterior(Posterior):
         # the t posterior's sd, scale * sqrt(df / (df - 2)); with df <= 2 it has none: the range bounds it
         return self.value(), min(scale * math.sqrt(df / (df - 2.0)), widest) if df > 2 else widest
 
+    def closed_interval(self, scope: str, level: float, method: str):
+        """Benchmark scope (two trials or more somewhere): the t law :meth:`draws` samples, clipped to the range,
+        has the clipped t quantiles, so the equal-tailed interval needs no draws (4,000 of them put its lower end
+        about two Monte-Carlo errors low, always the same way, with the fixed default seed)."""
+        if method != "exact" or scope == "population" or self.one_trial:
+            return None
+        from scipy import stats
+
+        total, df = self.error_model()
+        scale = math.sqrt(total) / self.M
+        tail = (1.0 - level) / 2.0
+        q = stats.norm.isf(tail) if not math.isfinite(df) or df > 1e6 else stats.t.isf(tail, df)
+        lo, hi = self.range
+        return max(lo, self.value() - scale * q), min(hi, self.value() + scale * q)
+
     def draws(self, scope: str, n: int, rng: np.random.Generator) -> np.ndarray:
         lo, hi = self.range
         if scope == "population" or self.one_trial:
