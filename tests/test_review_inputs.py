@@ -34,3 +34,22 @@ def test_a_dataframe_column_of_ids_is_not_read_as_a_trial(column):
     with pytest.raises(ValueError, match=f"column '{column}' looks like question ids or model names, not a trial"):
         be.estimate(df)
     assert be.estimate(df.set_index(column), scope="benchmark").value == 0.0  # as the message says
+
+
+def test_the_service_reads_question_ids_as_the_file_loaders_do():
+    """"ids": ["", "b"] was accepted and ["a ", "a"] read as two questions; every file loader strips the spaces
+    around an id and refuses a blank one, so the same data over HTTP and from a CSV could pair differently."""
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    body = {"models": {"m": {"matrix": [[1, 0], [0, 1]], "ids": None}}, "metrics": ["avg"]}
+    with TestClient(create_app()) as c:
+        body["models"]["m"]["ids"] = ["", "b"]
+        r = c.post("/v1/metrics", json=body)
+        assert r.status_code == 422 and r.json()["error"]["field"] == "models.m.ids[0]"
+        body["models"]["m"]["ids"] = ["a ", "a"]
+        r = c.post("/v1/metrics", json=body)
+        assert r.status_code == 422 and "ids must be unique" in r.json()["error"]["message"]
+        body["models"]["m"]["ids"] = [" a", "b"]
+        assert c.post("/v1/metrics", json=body).status_code == 200

@@ -44,8 +44,10 @@ Outcome = Annotated[int, Strict(), Field(ge=0, le=LIMITS["categories"] - 1)]
 Row = Annotated[list[Union[Outcome, None]], Field(min_length=1, max_length=LIMITS["trials"])]
 Count = Annotated[int, Strict(), Field(ge=0, le=LIMITS["trials"])]
 CountRow = Annotated[list[Count], Field(min_length=2, max_length=LIMITS["categories"])]
+#: a question id as the file loaders read one: spaces around it dropped, never blank
 QuestionId = Union[Annotated[int, Strict(), Field(ge=-(2**53), le=2**53)],
-                   Annotated[str, StringConstraints(max_length=LIMITS["name_length"])]]
+                   Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
+                                                    max_length=LIMITS["name_length"])]]
 Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["categories"])]
 
 Scope = Literal["population", "benchmark"]
