@@ -107,7 +107,8 @@ def _betabinom_block(n, s, K, alpha0, beta0, cache) -> np.ndarray:
     j = np.arange(K, dtype=np.float64)
     a_minus_b = (alpha0 - beta0) + (s - f)
     den = (beta0 + f)[:, None] + (K - 1 - j)[None, :]
-    inc = np.log1p((a_minus_b[:, None] + (2.0 * j + 1.0 - K)[None, :]) / den)
+    with np.errstate(divide="ignore"):  # a + j that rounds to 0 (a prior of 1e-100, j = 0): a weight of exactly 0
+        inc = np.log1p((a_minus_b[:, None] + (2.0 * j + 1.0 - K)[None, :]) / den)
     inc += np.log((K - j) / (j + 1.0))[None, :]
     logw = np.empty((s.size, K + 1))
     logw[:, 0] = 0.0
