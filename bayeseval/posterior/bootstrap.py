@@ -45,6 +45,8 @@ __all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized",
            "widest_sd", "bootstrap_t"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
+DP_EXACT_ROWS = 20_000  # distinct rows up to which every row gets its own weight in each draw (dp_draws)
+DP_BINS = 1024  # above that: rows grouped into this many bins by quantile, the rest of the spread added exactly
 
 
 def dp_moments(rows: np.ndarray, freq: np.ndarray, y_mean: np.ndarray, y_second: np.ndarray,
@@ -69,9 +71,11 @@ def dp_draws(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, rng: np.ra
     """``(n, K)`` posterior draws of the pool's mean score, one pseudo-question ``y_draws[j]`` per draw."""
     rows = np.asarray(rows, dtype=np.float64)
     n = y_draws.shape[0]
+    f = np.asarray(freq, dtype=np.float64)
+    if rows.shape[0] > DP_EXACT_ROWS:
+        return _binned_draws(rows, f, y_draws, rng, alpha)
     G0 = rng.standard_gamma(alpha, size=n) if alpha > 0 else np.zeros(n)
     out = np.empty((n, rows.shape[1]))
-    f = np.asarray(freq, dtype=np.float64)
     M = float(f.sum())
     per_question = M <= 4 * rows.shape[0] and np.all(f == np.round(f))
     if per_question:  # mostly distinct rows: one Exp(1) per question (numpy's fast path; a Gamma(f) with an
@@ -84,6 +88,36 @@ def dp_draws(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, rng: np.ra
         g0 = G0[start : start + k, None]
         out[start : start + k] = (G @ rows + g0 * y_draws[start : start + k]) / (G.sum(axis=1, keepdims=True) + g0)
     return out
+
+
+def _binned_draws(rows: np.ndarray, f: np.ndarray, y_draws: np.ndarray, rng: np.random.Generator,
+                  alpha: float) -> np.ndarray:
+    r""":func:`dp_draws` for many distinct rows (continuous scores: each question its own row), in time that does
+    not grow with them.  Rows are sorted by a key (the score; with two columns their difference, which a paired
+    comparison reports; with more, the row mean) into ``DP_BINS`` groups of about equal frequency, and
+
+    .. math::  \theta = \frac{\sum_b G_b \bar X_b + G_0 Y}{T'} + \frac{\sum_i G_i (X_i - \bar X_{b(i)})}{T'}
+
+    splits exactly (``T'`` the weights' total): the first term is drawn with one ``Gamma(f_b)`` weight per group,
+    the second, uncorrelated with it and with mean 0, has covariance ``sum_i f_i (X_i - Xbar_b)(X_i - Xbar_b)^T /
+    (T (T + 1))`` under the Dirichlet weights and is drawn as a normal with it.  The draws' mean and covariance are
+    :func:`dp_moments`' exactly; only the within-group part's shape is approximated (with 1,024 groups it carries
+    a fraction of about 1e-6 of the variance of evenly spread scores)."""
+    K = rows.shape[1]
+    key = rows[:, 0] if K == 1 else rows[:, 0] - rows[:, 1] if K == 2 else rows.mean(axis=1)
+    order = np.argsort(key, kind="stable")
+    cum = np.cumsum(f[order])
+    T = float(cum[-1]) + alpha
+    group = np.minimum((cum - f[order]) * DP_BINS // cum[-1], DP_BINS - 1).astype(np.int64)  # by frequency rank
+    fb = np.bincount(group, weights=f[order], minlength=DP_BINS)
+    sums = np.stack([np.bincount(group, weights=f[order] * rows[order, j], minlength=DP_BINS) for j in range(K)],
+                    axis=1)
+    used = fb > 0
+    fb, means = fb[used], sums[used] / fb[used, None]
+    dev = rows[order] - means[np.searchsorted(np.flatnonzero(used), group)]
+    within = (dev * f[order, None]).T @ dev / (T * (T + 1.0))
+    out = dp_draws(means, fb, y_draws, rng, alpha)  # few rows: one Gamma(f_b) weight per group
+    return out + rng.multivariate_normal(np.zeros(K), within, size=out.shape[0], method="eigh")
 
 
 def studentized_factor(M: int) -> float | None:
