@@ -190,9 +190,13 @@ def _metric_kw(metric: str, args) -> tuple:
 def _metric_label(metric: str, args) -> str:
     """The metric as :func:`_metric_kw` names it to the library (``pass@2 (threshold=7)``), for outputs that take
     a label: the sequential commands read the binarised runs, whose own label would leave the threshold out."""
+    from .scores import names_avg_at_n
     from .targets import MetricSpec, parse
 
     m, params = _metric_kw(metric, args)
+    t = getattr(args, "threshold", None)
+    if t is not None and names_avg_at_n(metric):  # the runs were binarised at load: avg@n of hard outcomes
+        return parse(metric, **params).thresholded(t).label
     return m.label if isinstance(m, MetricSpec) else parse(m, **params).label
 
 

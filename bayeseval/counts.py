@@ -570,12 +570,9 @@ def to_counts(
     if hasattr(R, "to_numpy") and hasattr(R, "index") and hasattr(R, "columns"):
         if ids is None:
             ids = R.index.to_numpy()
+        refuse_id_columns(R, name)
         if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
             raise V.InputTypeError(f"{name} must hold numbers or booleans; a DataFrame column holds text or objects")
-        named = [c for c in R.columns if str(c).strip().lower() in _ID_COLUMNS]
-        if named:  # {"question_id": [0, 1], "t0": ...} read the ids as a trial of 0/1 outcomes
-            raise ValueError(f"{name}: column {named[0]!r} looks like question ids or model names, not a trial; make "
-                             f"it the index (df.set_index({named[0]!r})), or read a long table with bayeseval.load")
         from pandas.api.types import is_extension_array_dtype
 
         nullable = any(is_extension_array_dtype(t) for t in R.dtypes)  # Int64, Float64, boolean: pd.NA, not NaN
@@ -660,6 +657,16 @@ def _as_mask(mask: Any, shape: tuple) -> np.ndarray:
 
 #: DataFrame columns that are not trials: a wide matrix's columns are its trials, its index the question ids
 _ID_COLUMNS = frozenset({"question", "question_id", "qid", "id", "task", "task_id", "item", "item_id", "model"})
+
+
+def refuse_id_columns(frame: Any, name: str) -> None:
+    """A wide DataFrame's columns are its trials and its index the question ids: a column named like ids
+    (``question_id``, ``id``, ``model``, ...) is refused, naming ``set_index`` (``{"question_id": [0, 1], "t0": ...}``
+    read the ids as a trial of 0/1 outcomes; as scores, they were averaged in)."""
+    named = [c for c in frame.columns if str(c).strip().lower() in _ID_COLUMNS]
+    if named:
+        raise ValueError(f"{name}: column {named[0]!r} looks like question ids or model names, not a trial; make "
+                         f"it the index (df.set_index({named[0]!r})), or read a long table with bayeseval.load")
 
 
 def _as_array(R: Any, name: str) -> np.ndarray:

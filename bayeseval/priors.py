@@ -94,8 +94,9 @@ def resolve_prior(prior: Any, alpha0: Any, beta0: Any, *, binary: bool) -> Prior
             return PriorSpec("hierarchical")
         if key in ("robust", "mixture", "nonparametric"):
             if not binary:
-                raise ValueError("prior='robust' (a mixture-of-Betas pool) is for 0/1 outcomes; categorical "
-                                 "outcomes use prior='hierarchical-dirichlet' (the default for avg) or 'dirichlet'")
+                raise ValueError("prior='robust' (a mixture-of-Betas pool) is for 0/1 outcomes (and max@k of scored "
+                                 "categories, its default); categorical avg uses prior='hierarchical-dirichlet' (the "
+                                 "default) or 'dirichlet'")
             return PriorSpec("robust")
         if key in ("hierarchical-dirichlet", "pooled-dirichlet"):
             if binary:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from . import validate as V
-from .counts import Counts, _check_ids
+from .counts import Counts, _check_ids, refuse_id_columns
 
 __all__ = ["Scores", "to_scores", "to_outcomes", "looks_continuous", "score_range_arg", "any_scores", "score_matrix",
            "binarise", "same_range", "RangeMismatch", "label_threshold", "thresholded", "names_avg_at_n"]
@@ -234,6 +234,7 @@ def score_matrix(R: Any, *, score_range: Any = None, missing: Any = None, mask: 
     if hasattr(R, "to_numpy") and hasattr(R, "index") and hasattr(R, "columns"):
         if ids is None:
             ids = R.index.to_numpy()
+        refuse_id_columns(R, name)
         if any(str(t) in ("object", "string", "str") for t in getattr(R, "dtypes", [])):
             raise V.InputTypeError(f"{name} must hold numbers; a DataFrame column holds text or objects")
         R = R.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -364,18 +365,26 @@ def binarise(R: Any, threshold: Any, *, score_range: Any = None, missing: Any = 
         raise V.InputTypeError(f"threshold= needs the raw scores of {name} (a matrix), not already-counted outcomes")
     arr, observed, ids, lo, hi = score_matrix(R, score_range=score_range, missing=missing, mask=mask, ragged=ragged,
                                               name=name)
-    t = V.real(threshold, "threshold", lo=lo, hi=hi)
-    if t >= hi:  # score > hi never holds: every trial would count as wrong, a confident 0 whatever the data
-        raise V.ArgumentError("{threshold} counts a score above it as correct, and no score lies above {hi:g}, the top "
-                              "of the range: every trial would count as wrong; give a threshold below {hi:g} (with "
-                              "whole-number grades, {half:g} counts a {hi:g} as correct)", "threshold", hi=hi,
-                              half=hi - 0.5)
+    t = threshold_below_top(threshold, lo, hi)
     out = np.where(observed, (arr > t).astype(np.float64), np.nan)
     if ids is not None:
         import pandas as pd
 
         return pd.DataFrame(out, index=pd.Index(ids, dtype=object))
     return out
+
+
+def threshold_below_top(threshold: Any, lo: float, hi: float) -> float:
+    """``threshold`` as a number in ``[lo, hi)``: a trial counts as correct when its score is above it, and no score
+    lies above ``hi``, so a threshold there would count every trial wrong (a confident 0 whatever the data)."""
+    t = V.real(threshold, "threshold", lo=lo, hi=hi)
+    if t >= hi:
+        whole = float(lo).is_integer() and float(hi).is_integer() and hi - 0.5 >= lo
+        raise V.ArgumentError("{threshold} counts a score above it as correct, and no score lies above {hi:g}, the top "
+                              "of the range: every trial would count as wrong; give a threshold below {hi:g}"
+                              + (" (with whole-number grades, {half:g} counts a {hi:g} as correct)" if whole else ""),
+                              "threshold", hi=hi, half=hi - 0.5)
+    return t
 
 
 def thresholded(inputs: dict, metric: Any, params: dict, *, score_range: Any = None, missing: Any = None,

@@ -66,3 +66,31 @@ def test_a_vanishing_prior_leaks_no_numpy_warning():
         warnings.simplefilter("ignore", be.ModelCheckWarning)
         e = be.estimate(np.eye(10, 3, dtype=int), "pass@2", prior=[1e-100, 1e-100])
     assert e.mean == pytest.approx(3 * 0.5 / 10, rel=1e-9)
+
+
+def test_what_a_review_of_the_day_found():
+    """Score DataFrames read an id column as a trial; avg@n took a threshold at the top of [0, 1]; max@k's error
+    variance overflowed for weights of 1e77 and up (the degrees of freedom became NaN, the t a normal) and divided by
+    a zero-width range for equal weights; the threshold hint suggested -0.2 on (0, 0.3)."""
+    import pandas as pd
+
+    ds = pd.DataFrame({"question_id": [0, 1], "t0": [0.31, 0.52], "t1": [0.15, 0.26]})
+    for kw in ({}, {"threshold": 0.2}, {"score_range": (0, 5)}):
+        with pytest.raises(ValueError, match="column 'question_id' looks like question ids"):
+            be.estimate(ds, "avg", **kw)
+    with pytest.raises(ValueError, match="no score lies above 1, the top of the range"):
+        be.estimate(np.random.default_rng(0).random((50, 4)), "avg@n", threshold=1.0)
+    with pytest.raises(ValueError, match=r"give a threshold below 0.3$"):
+        be.estimate(np.random.default_rng(0).random((50, 4)) * 0.3, "pass@2", threshold=0.3, score_range=(0, 0.3))
+    rng = np.random.default_rng(0)
+    G = rng.integers(0, 3, (20, 6)).astype(float)
+    base = be.estimate(G, "max@2", w=[0, 0.5, 1], scope="benchmark")
+    for s in (1e80, 1e99):
+        big = be.estimate(G, "max@2", w=np.array([0, 0.5, 1]) * s, scope="benchmark")
+        assert (big.lo / s, big.hi / s, big.sd / s) == pytest.approx((base.lo, base.hi, base.sd), rel=1e-12)
+    with pytest.raises(ValueError, match="w: max@k's interval is computed in the weights' units"):
+        be.estimate(G, "max@2", w=np.array([0, 0.5, 1]) * 1e200)
+    G[0, 2:] = np.nan  # one question with exactly k = 2 trials, every weight 1: max@2 is 1, with no spread
+    for interval in ("normal", "exact", "hdi"):
+        e = be.estimate(G, "max@2", w=[1, 1, 1], missing=np.nan, scope="benchmark", interval=interval)
+        assert (e.value, e.lo, e.hi) == (1.0, 1.0, 1.0)

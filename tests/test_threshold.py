@@ -169,6 +169,9 @@ def test_the_sequential_outputs_name_the_metric_with_its_threshold(tmp_path, cap
     assert main(["monitor", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--format", "json", "-o", str(out),
                  "--scores", "1,10"]) == 0  # no threshold: the plain mean score
     assert json.loads(out.read_text())[0]["metric"] == "avg"
+    avg_n = ["--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7", "--metric", "avg@n"]
+    assert main(["monitor", *avg_n, "--format", "json", "-o", str(out)]) == 0  # binarised at load, as /v1/monitor
+    assert json.loads(out.read_text())[0]["metric"] == "avg@n (threshold=7)"
 
 
 def test_the_service_monitor_names_its_metric():

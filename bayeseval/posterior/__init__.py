@@ -34,7 +34,8 @@ import numpy as np
 from .. import validate as V
 from ..counts import Counts, to_counts
 from ..priors import PriorSpec, resolve_prior
-from ..scores import Scores, binarise, looks_continuous, names_avg_at_n, score_range_arg, to_outcomes
+from ..scores import (Scores, binarise, looks_continuous, names_avg_at_n, score_range_arg, threshold_below_top,
+                      to_outcomes)
 from ..targets import MetricSpec, parse
 from .base import ATOMS, EXACT_GROUP, METHODS, SCOPES, Posterior, interval_from_draws
 from .beta import IndependentBeta
@@ -110,6 +111,7 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
     if spec.name == "avg@n" and "threshold" in spec.params:
         from ..aisbench import hard_outcomes
 
+        threshold_below_top(spec.params["threshold"], 0.0, 1.0)  # AISBench's soft scores lie in [0, 1]
         R = hard_outcomes(R, spec.params["threshold"], name="R")
     counts = to_counts(R, w)
     if w is not None and spec.kind in ("bernstein", "geospectrum"):
@@ -143,7 +145,7 @@ def build(R: Any, metric: Any, *, prior=None, alpha0=None, beta0=None, w=None, R
         if int(counts.n.min()) >= spec.k:  # centred at the unbiased estimate (maxk.py)
             return MaxAtKPosterior(counts, spec, PriorSpec("robust"), w=w)
         if prior is not None:
-            raise ValueError(f"prior='robust' for {spec.label} needs at least {spec.k} trials on every question "
+            raise ValueError(f"prior={prior!r} for {spec.label} needs at least {spec.k} trials on every question "
                              f"(the fewest here: {int(counts.n.min())}); prior='dirichlet' extrapolates with a "
                              "Dirichlet(1) prior per question")
         pspec = resolve_prior(None, None, None, binary=False)  # k > n: the Dirichlet posterior (the reference's)

@@ -43,6 +43,8 @@ from .scores import ScorePosterior
 
 __all__ = ["MaxAtKPosterior"]
 
+MAX_SPAN = 1e100  # weights spanning more than this: their error variance (units squared) would leave double range
+
 
 class MaxAtKPosterior(ScorePosterior):
     """max@k of scored categories with ``k <= n_i`` on every question; see the module docstring."""
@@ -51,6 +53,10 @@ class MaxAtKPosterior(ScorePosterior):
         Posterior.__init__(self, counts, spec, prior)
         wv = V.weights(w)
         rows = cat.posterior_rows(counts, wv, None)
+        if rows.scale > MAX_SPAN:  # its square, the error variance's unit, would overflow a double
+            raise ValueError(f"w: max@k's interval is computed in the weights' units, and weights that span "
+                             f"{rows.scale:.3g} overflow its error variance (at most {MAX_SPAN:g}); rescale w (max@k "
+                             "is affine in w: divide w, then multiply the estimate and interval back)")
         to_units = rows.offset + rows.scale * cat.max_row_points(rows, spec.k)
         jack, n = cat.max_row_jackknife(rows, spec.k)
         freq = rows.freq.astype(np.int64)

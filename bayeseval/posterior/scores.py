@@ -99,11 +99,12 @@ class ScorePosterior(Posterior):
         of the normal one (otherwise it covers 76-91% when one or two questions vary, M = 15-30)."""
         parts, dfs, one = self._error_parts()
         total = float(parts.sum())
-        denom = float(np.sum(parts**2 / dfs))
+        unit = float(parts.max()) if parts.size and parts.max() > 0 else 1.0  # squares taken in its units
+        denom = float(np.sum((parts / unit) ** 2 / dfs))
         M1 = int(one.size)
         if M1:
             lo, hi = self.range
-            S = float(np.sum((one - lo) / (hi - lo)))
+            S = float(np.sum((one - lo) / (hi - lo))) if hi > lo else 0.0  # max@k of equal weights: no spread
             a, b = 1.0 + S, 1.0 + M1 - S
             bound = (hi - lo) ** 2 * a * b / ((a + b) * (a + b + 1.0))  # Bhatia-Davis, at the group's mean
             # the group's across-question variance, shrunk toward the bound by one pseudo-question: never 0
@@ -111,8 +112,8 @@ class ScorePosterior(Posterior):
             var = ((M1 - 1) * float(np.var(one, ddof=1)) + bound) / M1 if M1 >= 2 else bound
             total += M1 * var
             if M1 >= 2:
-                denom += (M1 * var) ** 2 / (M1 - 1)
-        df = total * total / denom if denom > 0 else math.inf
+                denom += (M1 * var / unit) ** 2 / (M1 - 1)
+        df = (total / unit) ** 2 / denom if denom > 0 else math.inf
         return total, df
 
     def _error_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
