@@ -94,3 +94,15 @@ def test_what_a_review_of_the_day_found():
     for interval in ("normal", "exact", "hdi"):
         e = be.estimate(G, "max@2", w=[1, 1, 1], missing=np.nan, scope="benchmark", interval=interval)
         assert (e.value, e.lo, e.hi) == (1.0, 1.0, 1.0)
+
+
+def test_a_huge_budget_is_refused_in_one_short_line(capsys):
+    """--budget 1e308 printed all 307 digits of the trials per question in its error."""
+    from pathlib import Path
+
+    from bayeseval.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "examples" / "data" / "tau_bench_airline.json"
+    assert main(["allocate", str(data), "--budget", "1e308"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "gives 2e+306 trials per question; at most 20000" in err and len(err) < 200

@@ -250,9 +250,11 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
         total = int(round(n_now * M + budget))  # spread evenly: r questions get one trial more than the others
         n_more, r = divmod(total, M)
         if n_more + (r > 0) > V.LIMITS["k"]:  # the variance at n trials costs O(n) memory: 1e9 trials asked 41 GiB
+            n = n_more + (r > 0)  # a budget of 1e308 printed all 307 digits
             raise V.ArgumentError("{budget} {b:g} spread over {M} questions gives {n} trials per question; at most "
                                   "{cap} (raise it with bayeseval.set_limits(k=...)), or add questions",
-                                  "budget", b=budget, M=M, n=n_more + (r > 0), cap=V.LIMITS["k"])
+                                  "budget", b=budget, M=M, n=str(n) if n < 10**15 else f"{float(n):.3g}",
+                                  cap=V.LIMITS["k"])
         if n_more >= k:
             more = ((M - r) * (sigma_b2 + _within(mix, c, n_more))
                     + r * (sigma_b2 + _within(mix, c, n_more + 1))) / M**2
