@@ -13,6 +13,15 @@ for the McNemar family, on per-trial correctness:
 * :func:`adjust` -- Holm and Benjamini-Hochberg adjustment of a family of p-values
   (statsmodels ``multipletests``), the one place where p-values are adjusted.
 
+**Many distinct differences** (continuous scores: more than ``DP_EXACT_ROWS``, 20,000): the bootstrap and the
+Monte-Carlo sign-flip resample 1,024 groups of differences of about equal frequency
+(:func:`bayeseval.posterior.bootstrap.frequency_groups`) -- multinomial counts of each group, or a binomial
+number of flipped signs in each -- and add the spread within the groups as a normal, uncorrelated with the
+groups' part and with its exact variance (``sum_i e_i^2 / M^2`` for the bootstrap mean, ``sum_i e_i^2`` for the
+flipped sum, ``e_i`` a difference's deviation from its group's mean).  The resampled statistic keeps its exact
+mean and variance; only the within-group part's shape is a normal.  ``details["groups"]`` says so.  At 10^6
+questions a resample then costs about 1,024 draws instead of 10^6.
+
 >>> import numpy as np
 >>> d = np.array([0.25, 0.5, 0.0, 0.25, -0.25, 0.5, 0.25, 0.0])
 >>> res = sign_flip_test(d, rng=np.random.default_rng(0))
@@ -33,6 +42,7 @@ from scipy import stats
 from scipy.special import ndtr, ndtri
 
 from ..counts import Counts
+from ..posterior.bootstrap import DP_EXACT_ROWS, frequency_groups
 
 __all__ = ["TestResult", "snap_ties", "paired_bootstrap", "sign_flip_test", "paired_t_test", "wilcoxon_test", "mcnemar_tests",
            "durkalski", "adjust", "DEFAULT_RESAMPLES", "COLLAPSE"]
@@ -151,8 +161,17 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
     est = float(d.mean())
     v, f = _distinct(d)
     boot = np.empty(resamples)
+    groups = None
     if v.size == 1:
         boot[:] = v[0]
+    elif v.size > DP_EXACT_ROWS and v.size * 16 > M:  # continuous differences at scale: grouped by value
+        means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
+        groups = int(fb.size)
+        step = max(1, 4_000_000 // groups)
+        for s in range(0, resamples, step):
+            c = min(step, resamples - s)
+            boot[s : s + c] = rng.multinomial(M, fb / M, size=c) @ means[:, 0] / M
+        boot += rng.normal(0.0, math.sqrt(float(spread[0, 0])) / M, resamples)  # the spread within the groups
     elif v.size * 16 <= M:  # a multinomial row costs about 16 index draws per distinct value (numpy 2)
         prob = f / M
         step = max(1, 4_000_000 // v.size)
@@ -189,7 +208,7 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
     return TestResult("paired bootstrap", tests, est, p_value, "bca", bca[0], bca[1], {
         "estimate": est, "percentile": {"lo": float(pct[0]), "hi": float(pct[1])}, "bca": {"lo": bca[0], "hi": bca[1]},
         "resamples": int(resamples), "se": float(boot.std(ddof=1)), "bias_correction": z0, "acceleration": a,
-        "_draws": boot,
+        "_draws": boot, **({} if groups is None else {"groups": groups}),
     })
 
 
@@ -245,16 +264,23 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
     if lattice is not None:
         return _result_on_lattice(lattice, t_obs, M, tests)
     T = np.empty(resamples)
+    extra = {}
+    if v.size > DP_EXACT_ROWS:  # continuous differences at scale: grouped by value (module docstring of paired_tests)
+        means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
+        v, f = means[:, 0], np.rint(fb).astype(np.int64)
+        extra = {"groups": int(f.size)}
     step = max(1, 4_000_000 // v.size)
     for s in range(0, resamples, step):
         c = min(step, resamples - s)
         T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
+    if extra:
+        T += rng.normal(0.0, math.sqrt(float(spread[0, 0])), resamples)  # each flip of the spread within a group
     ge = np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)
     eq = np.count_nonzero(np.abs(np.abs(T) - abs(t_obs)) <= tol)
     p = (1 + ge) / (resamples + 1)
     mid = (1 + ge - 0.5 * eq) / (resamples + 1)
     return TestResult("sign-flip permutation", tests, t_obs / M, float(min(1.0, p)), "monte carlo",
-                      details={"resamples": int(resamples), "mid_p": float(min(1.0, mid))})
+                      details={"resamples": int(resamples), "mid_p": float(min(1.0, mid)), **extra})
 
 
 LATTICE_MAX_DENOMINATOR = 4096
@@ -265,12 +291,9 @@ def _lattice_null(v: np.ndarray, f: np.ndarray, limit: int):
     is ``z_u / L`` for integers ``z_u`` and ``L <= LATTICE_MAX_DENOMINATOR``, and the work is bounded
     (``sum_u (f_u + 1)`` shifts of an array of ``2 sum_u |z_u| f_u + 1`` entries, at most ``limit`` entries and
     ``50 limit`` operations, so at most a few thousand shifts): ``(probabilities over -S..S, L)``, else None."""
-    L = np.arange(1, LATTICE_MAX_DENOMINATOR + 1, dtype=np.float64)
-    scaled = np.abs(v)[None, :] * L[:, None]
-    fits = np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(scaled, 1.0), axis=1)
-    if not fits.any():
+    L = _lattice_denominator(np.abs(v))
+    if L is None:
         return None
-    L = float(L[int(np.argmax(fits))])
     z = np.rint(np.abs(v) * L).astype(np.int64)
     z, where = np.unique(z, return_inverse=True)  # under the null only |d| matters: +-v form one group
     f = np.bincount(where.ravel(), weights=f, minlength=z.size).astype(np.int64)
@@ -294,6 +317,22 @@ def _lattice_null(v: np.ndarray, f: np.ndarray, limit: int):
             dist[lo + shift : hi + shift] += px * block
         span += zu * fu
     return dist, L
+
+
+def _lattice_denominator(a: np.ndarray) -> float | None:
+    """The smallest ``L <= LATTICE_MAX_DENOMINATOR`` with every ``a * L`` an integer (to 1e-9), else None.  The
+    candidates are those that fit 64 of the values; only they are checked on all of them (every ``L`` against every
+    value took ``4,096 x U`` doubles: 9.8 GB for 300,000 continuous differences)."""
+    def fits(x, L):
+        s = x[None, :] * L[:, None]
+        return np.all(np.abs(s - np.rint(s)) <= 1e-9 * np.maximum(s, 1.0), axis=1)
+
+    L = np.arange(1, LATTICE_MAX_DENOMINATOR + 1, dtype=np.float64)
+    pick = a[np.linspace(0, a.size - 1, min(a.size, 64)).round().astype(np.int64)]
+    for cand in L[fits(pick, L)][:32]:  # bounded: past that, the Monte-Carlo test (not exact, still valid)
+        if fits(a, np.array([cand]))[0]:
+            return float(cand)
+    return None
 
 
 def _result_on_lattice(lattice, t_obs: float, M: int, tests: str) -> TestResult:

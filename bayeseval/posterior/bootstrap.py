@@ -42,7 +42,7 @@ import math
 import numpy as np
 
 __all__ = ["DP_CONCENTRATION", "dp_moments", "dp_draws", "dp_draws_studentized", "studentize", "studentized_factor",
-           "widest_sd", "bootstrap_t"]
+           "widest_sd", "bootstrap_t", "frequency_groups"]
 
 DP_CONCENTRATION = 1.0  # prior pseudo-questions in the Dirichlet-process posterior over questions
 DP_EXACT_ROWS = 20_000  # distinct rows up to which every row gets its own weight in each draw (dp_draws)
@@ -90,6 +90,25 @@ def dp_draws(rows: np.ndarray, freq: np.ndarray, y_draws: np.ndarray, rng: np.ra
     return out
 
 
+def frequency_groups(rows: np.ndarray, f: np.ndarray, bins: int | None = None):
+    """Rows ``(U, K)`` with frequencies ``f`` sorted by a key (the value; with two columns their difference; with
+    more, the row mean) into ``bins`` (default ``DP_BINS``) groups of about equal frequency: ``(group means (G, K),
+    group frequencies (G,), sum_i f_i (X_i - Xbar_g)(X_i - Xbar_g)^T (K, K))``, the spread the groups leave out."""
+    bins = DP_BINS if bins is None else bins
+    K = rows.shape[1]
+    key = rows[:, 0] if K == 1 else rows[:, 0] - rows[:, 1] if K == 2 else rows.mean(axis=1)
+    order = np.argsort(key, kind="stable")
+    fo, ro = f[order], rows[order]
+    cum = np.cumsum(fo)
+    group = np.minimum((cum - fo) * bins // cum[-1], bins - 1).astype(np.int64)  # by frequency rank
+    fb = np.bincount(group, weights=fo, minlength=bins)
+    sums = np.stack([np.bincount(group, weights=fo * ro[:, j], minlength=bins) for j in range(K)], axis=1)
+    used = fb > 0
+    fb, means = fb[used], sums[used] / fb[used, None]
+    dev = ro - means[np.searchsorted(np.flatnonzero(used), group)]
+    return means, fb, (dev * fo[:, None]).T @ dev
+
+
 def _binned_draws(rows: np.ndarray, f: np.ndarray, y_draws: np.ndarray, rng: np.random.Generator,
                   alpha: float) -> np.ndarray:
     r""":func:`dp_draws` for many distinct rows (continuous scores: each question its own row), in time that does
@@ -104,18 +123,9 @@ def _binned_draws(rows: np.ndarray, f: np.ndarray, y_draws: np.ndarray, rng: np.
     :func:`dp_moments`' exactly; only the within-group part's shape is approximated (with 1,024 groups it carries
     a fraction of about 1e-6 of the variance of evenly spread scores)."""
     K = rows.shape[1]
-    key = rows[:, 0] if K == 1 else rows[:, 0] - rows[:, 1] if K == 2 else rows.mean(axis=1)
-    order = np.argsort(key, kind="stable")
-    cum = np.cumsum(f[order])
-    T = float(cum[-1]) + alpha
-    group = np.minimum((cum - f[order]) * DP_BINS // cum[-1], DP_BINS - 1).astype(np.int64)  # by frequency rank
-    fb = np.bincount(group, weights=f[order], minlength=DP_BINS)
-    sums = np.stack([np.bincount(group, weights=f[order] * rows[order, j], minlength=DP_BINS) for j in range(K)],
-                    axis=1)
-    used = fb > 0
-    fb, means = fb[used], sums[used] / fb[used, None]
-    dev = rows[order] - means[np.searchsorted(np.flatnonzero(used), group)]
-    within = (dev * f[order, None]).T @ dev / (T * (T + 1.0))
+    means, fb, spread = frequency_groups(rows, f)
+    T = float(f.sum()) + alpha
+    within = spread / (T * (T + 1.0))
     out = dp_draws(means, fb, y_draws, rng, alpha)  # few rows: one Gamma(f_b) weight per group
     return out + rng.multivariate_normal(np.zeros(K), within, size=out.shape[0], method="eigh")
 
