@@ -19,8 +19,10 @@ Monte-Carlo sign-flip resample 1,024 groups of differences of about equal freque
 number of flipped signs in each -- and add the spread within the groups as a normal, uncorrelated with the
 groups' part and with its exact variance (``sum_i e_i^2 / M^2`` for the bootstrap mean, ``sum_i e_i^2`` for the
 flipped sum, ``e_i`` a difference's deviation from its group's mean).  The resampled statistic keeps its exact
-mean and variance; only the within-group part's shape is a normal.  ``details["groups"]`` says so.  At 10^6
-questions a resample then costs about 1,024 draws instead of 10^6.
+mean and variance; only the within-group part's shape is a normal, and a difference that would carry more than
+1/256 of that part (an outlier) is a group of its own.  ``details["groups"]`` says so.  At 10^6 questions a
+resample then costs about 1,024 draws instead of 10^6 (scores rounded to 4 decimals, about 30,000 distinct
+differences: the bootstrap took 39 s of compare's 43 s before).
 
 >>> import numpy as np
 >>> d = np.array([0.25, 0.5, 0.0, 0.25, -0.25, 0.5, 0.25, 0.0])
@@ -164,7 +166,7 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
     groups = None
     if v.size == 1:
         boot[:] = v[0]
-    elif v.size > DP_EXACT_ROWS and v.size * 16 > M:  # continuous differences at scale: grouped by value
+    elif v.size > DP_EXACT_ROWS:  # many distinct differences (scores): grouped by value, whatever M
         means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
         groups = int(fb.size)
         step = max(1, 4_000_000 // groups)

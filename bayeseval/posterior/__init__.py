@@ -11,12 +11,16 @@ See :mod:`bayeseval.posterior.base` for the interface, the two scopes and the th
 * ``"hierarchical"`` -- :class:`HierarchicalBetaPosterior` (``hierarchical.py``): ``p_i ~ Beta(mu kappa,
   (1 - mu) kappa)`` with ``(mu, kappa)`` on a grid.
 * ``"dirichlet"`` -- :class:`DirichletPosterior` (``dirichlet.py``): ``p_i ~ Dirichlet(1 + R0_i)``
-  independently (Bayes@N, categorical avg, max@k).
+  independently (Bayes@N, categorical avg with ``prior="dirichlet"`` or ``R0``, max@k with ``prior="dirichlet"``
+  or where some question has fewer than k trials).
 * ``"hierarchical-dirichlet"`` -- :class:`HierarchicalDirichletPosterior` (``hdirichlet.py``):
   ``p_i ~ Dirichlet(s m)`` with ``(s, m)`` from their posterior.
 
 The Beta models share :class:`~bayeseval.posterior.binary._BinaryPosterior`, the Dirichlet models
-:class:`~bayeseval.posterior.categorical._CategoricalPosterior`.
+:class:`~bayeseval.posterior.categorical._CategoricalPosterior`.  Two models are picked by the outcomes rather than
+the prior: continuous scores take :class:`ScorePosterior` (``scores.py``), and max@k of scored categories with at
+least k trials on every question :class:`MaxAtKPosterior` (``maxk.py``, reported as ``"robust"``): both centred at
+the unbiased estimate, with no shape assumed for the pool.
 
 >>> import numpy as np
 >>> post = build(np.array([[1, 0, 1], [1, 1, 1], [0, 0, 1]]), "pass@2", prior="uniform")
@@ -25,7 +29,6 @@ The Beta models share :class:`~bayeseval.posterior.binary._BinaryPosterior`, the
 """
 
 from __future__ import annotations
-
 
 from typing import Any
 
