@@ -138,13 +138,18 @@ class ScorePosterior(Posterior):
             if factor is None:  # three questions or fewer: a t posterior with no variance; the range bounds it
                 return widest_sd(float(mean[0]), self.range)
             return float(mean[0]), float(math.sqrt(max(factor * cov[0, 0], 0.0)))
-        total, df = self.error_model()
-        scale = math.sqrt(total) / self.M
+        scale, df = self._benchmark_t()
         widest = widest_sd(self.value(), self.range)[1]  # no law on the range has a larger sd
-        if not math.isfinite(df) or df > 1e6:
+        if df is None:
             return self.value(), min(scale, widest)
         # the t posterior's sd, scale * sqrt(df / (df - 2)); with df <= 2 it has none: the range bounds it
         return self.value(), min(scale * math.sqrt(df / (df - 2.0)), widest) if df > 2 else widest
+
+    def _benchmark_t(self) -> tuple[float, float | None]:
+        """The benchmark scope's law, ``value - scale * T``: ``(scale, degrees of freedom)``, None for a normal
+        (infinite or above a million degrees of freedom); one rule for its moments, draws and closed interval."""
+        total, df = self.error_model()
+        return math.sqrt(total) / self.M, (None if not math.isfinite(df) or df > 1e6 else df)
 
     def closed_interval(self, scope: str, level: float, method: str):
         """Benchmark scope (two trials or more somewhere): the t law :meth:`draws` samples, clipped to the range,
@@ -154,10 +159,9 @@ class ScorePosterior(Posterior):
             return None
         from scipy import stats
 
-        total, df = self.error_model()
-        scale = math.sqrt(total) / self.M
+        scale, df = self._benchmark_t()
         tail = (1.0 - level) / 2.0
-        q = stats.norm.isf(tail) if not math.isfinite(df) or df > 1e6 else stats.t.isf(tail, df)
+        q = stats.norm.isf(tail) if df is None else stats.t.isf(tail, df)
         lo, hi = self.range
         return max(lo, self.value() - scale * q), min(hi, self.value() + scale * q)
 
@@ -170,9 +174,8 @@ class ScorePosterior(Posterior):
             rows, freq = np.unique(self._x, return_counts=True)
             return np.clip(dp_draws_studentized(rows[:, None], freq.astype(float), y, *self._pseudo(), rng)[:, 0],
                            lo, hi)
-        total, df = self.error_model()
-        scale = math.sqrt(total) / self.M  # the t's scale (its sd is larger: _moments)
-        z = rng.standard_normal(n) if not math.isfinite(df) or df > 1e6 else rng.standard_t(df, n)
+        scale, df = self._benchmark_t()  # the t's scale (its sd is larger: _moments)
+        z = rng.standard_normal(n) if df is None else rng.standard_t(df, n)
         return np.clip(self.value() + scale * z, lo, hi)
 
     def _model_checks(self, scope: str, advice: str = "") -> list[str]:
