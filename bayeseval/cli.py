@@ -200,6 +200,24 @@ def _metric_label(metric: str, args) -> str:
     return m.label if isinstance(m, MetricSpec) else parse(m, **params).label
 
 
+def _thresholded_labels(ev, metrics: list, args):
+    """avg@n's rows named with --threshold (``avg@n (threshold=7)``): the library counts the runs binarised at
+    load, and cannot label them so itself (its avg@n reads threshold= as its own parameter on [0, 1])."""
+    from .scores import names_avg_at_n
+    from .targets import parse
+
+    if getattr(args, "threshold", None) is None:
+        return ev
+    names = {}
+    for m in metrics:
+        if names_avg_at_n(m):
+            name, params = _metric_kw(m, args)
+            names[parse(name, **params).label] = _metric_label(m, args)
+    if not names:
+        return ev
+    return type(ev)(dataclasses.replace(e, metric=names[e.metric]) if e.metric in names else e for e in ev)
+
+
 # --------------------------------------------------------------------------- report
 def cmd_report(args) -> int:
     from .report import tables
@@ -232,6 +250,7 @@ def cmd_report(args) -> int:
         if isinstance(exc, V.ArgumentError):  # its slots kept: the line names the options
             raise exc.prefixed(f"{prefix}: " if prefix else "") from exc
         raise type(exc)(f"{prefix}: {exc}" if prefix else str(exc)) from exc
+    ev = _thresholded_labels(ev, metrics, args)
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")

@@ -36,6 +36,12 @@ def test_the_command_line_reads_scores_above_the_threshold_as_correct(tmp_path, 
         correct = np.where(np.isnan(S), np.nan, S > 7)  # the mean over questions of each one's share correct
         mean = np.mean(np.nanmean(correct, axis=1))
         assert rows[model, "avg (threshold=7)"]["value"] == pytest.approx(mean, abs=1e-12)
+    assert main(["report", str(TOT), "--scores", "1,10", "--threshold", "7", "--metrics", "avg@n,avg",
+                 "--format", "json", "-o", str(out)]) == 0  # avg@n of the binarised runs, named so
+    got = {(r["model"], r["metric"]): r["value"] for r in json.loads(out.read_text())}
+    assert {m for _, m in got} == {"avg@n (threshold=7)", "avg (threshold=7)"}
+    for model in ("gpt-4 IO", "gpt-4 CoT"):
+        assert got[model, "avg@n (threshold=7)"] == pytest.approx(got[model, "avg (threshold=7)"], abs=1e-12)
     cmp = tmp_path / "c.json"
     assert main(["compare", "--data", str(TOT), "gpt-4 IO", "gpt-4 CoT", "--scores", "1,10", "--threshold", "7",
                  "--metric", "pass@2", "--format", "json", "-o", str(cmp)]) == 0
