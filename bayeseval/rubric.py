@@ -546,7 +546,9 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
                 rho = float(spearmanr(x[keep], y[keep]).statistic)
                 boot = _spearman_rows(x, y, boot_rows, keep, ranked, (a, b))
                 lo, hi = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
-                corr.append({"a": a, "b": b, "rho": rho, "lo": float(lo), "hi": float(hi)})
+                # widened to hold rho, as every interval here holds its value (the percentile interval of a
+                # skewed bootstrap law can miss it; rho = 1 - 1e-16 beside resamples of exactly 1)
+                corr.append({"a": a, "b": b, "rho": rho, "lo": float(min(lo, rho)), "hi": float(max(hi, rho))})
     agree = {}
     if agreement and frame[JUDGE].nunique() >= 2:
         for d in dims:

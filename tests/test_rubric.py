@@ -104,6 +104,19 @@ def test_rubric_estimates_constraints_and_correlation():
     assert r.to_dict()["passing"]["s1"]["value"] == r.passing["s1"].value
 
 
+def test_the_correlation_interval_holds_its_rho():
+    """Two dimensions that agree exactly: SciPy's rho can be 1 - 2e-16 while every resample gives exactly 1, so
+    the percentile interval alone ([1, 1]) would miss the value it is reported with (12 of these 60 tables)."""
+    below = 0
+    for seed in range(60):
+        t = _table(np.random.default_rng(seed), items=6, judges=2)
+        t["relevance"] = t["faithfulness"]
+        c = rubric(t, scale=(1, 5)).correlation[0]
+        assert c["lo"] <= c["rho"] <= c["hi"] and c["hi"] == 1.0
+        below += c["rho"] < 1.0
+    assert below > 0  # the case this guards is among them
+
+
 def test_vectorised_spearman_bootstrap_equals_the_loop():
     rng = np.random.default_rng(3)
     inv = np.repeat(np.arange(30), 4)
