@@ -199,3 +199,14 @@ def test_plan_refuses_an_alpha_too_small_to_compute_with():
     with pytest.raises(ValueError, match=r"alpha = 1e-20 is too small to compute with"):
         be.plan(A, delta=0.02, alpha=1e-20)
     assert be.plan(A, delta=0.02, alpha=1.2e-16).questions_needed(0.02, 4) > 0
+
+
+def test_a_one_model_plan_says_what_its_numbers_are_for():
+    """A one-model plan is a one-sample calculation: its summary says so, and a pilot of two models plans a
+    comparison with the larger variance of a difference."""
+    rng = np.random.default_rng(1)
+    A, B = rng.integers(0, 2, (50, 4)), rng.integers(0, 2, (50, 4))
+    one, two = be.plan(A, delta=0.05), be.plan(A, B, delta=0.05)
+    assert "One model: these are for a change of its mean score" in one.summary()
+    assert "One model" not in two.summary()
+    assert two.questions_needed(0.05, 4) > one.questions_needed(0.05, 4)
