@@ -774,8 +774,6 @@ def cmd_pairwise(args) -> int:
 
     path = args.path
     if args.judges:
-        import pandas as pd
-
         given = [flag for flag, value in (("--winner", args.winner != "winner"), ("--judge", args.judge),
                                           ("--order", args.order), ("--shown-first", args.shown_first)) if value]
         if given:
@@ -787,11 +785,9 @@ def cmd_pairwise(args) -> int:
 
         if not str(path).endswith(".csv"):
             raise UsageError(f"{path}: --judges reads a CSV with one verdict column per judge")
-        try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: cannot read ({exc})") from None
-        from .pairwise.data import item_column
+        from .pairwise.data import item_column, read_records
+
+        df = read_records(path, "verdict table")
 
         prefs = from_wide(df, judges,
                           item=args.item or item_column(df.columns, str(path)), model_a=args.model_a,

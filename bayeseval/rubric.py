@@ -262,6 +262,13 @@ def _frame(table: Any, item: str, system: str, judge: str, dimensions: Any, scal
             ((dimension, "dimension"), (rating, "rating")) if dimension is not None else ()):
         if col not in df.columns:
             raise ValueError(f"table: no {role} column {col!r}; columns are {list(map(str, df.columns))}")
+        if role != "rating":  # an id left blank would be read as one more item, judge or system named 'nan'
+            cells = df[col]
+            blank = (cells.isna() | (cells.astype(str).str.strip() == "")).to_numpy()
+            if blank.any():
+                row = int(np.flatnonzero(blank)[0])
+                raise ValueError(f"table: {role} column {col!r} is missing a value in row {row}; every rating "
+                                 f"needs its {role}")
     if dimension is not None:  # long: validate the ratings where they are, then one column per dimension
         key = df[[item, system, judge, dimension]]
         dup = key.duplicated(keep=False).to_numpy()

@@ -363,6 +363,19 @@ def item_column(columns: Any, where: str) -> str:
     return found
 
 
+def _unique_header(path: str) -> None:
+    """A CSV header that names a column twice is an error naming it (pandas would rename the second ``name.1``
+    and a reader would take the first, dropping the other without a word)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        header = [h.strip() for h in next(csv.reader(fh), [])]
+    twice = [h for i, h in enumerate(header) if h in header[:i]]
+    if twice:
+        raise ValueError(f"{path}: line 1: the header names column {twice[0]!r} {header.count(twice[0])} times; "
+                         "name each column once")
+
+
 def read_records(path: Any, what: str = "table"):
     """A table of records from CSV (every cell as text; an empty cell is missing), JSON (a list of records) or
     JSONL, as a DataFrame; a ValueError naming the file otherwise."""
@@ -378,6 +391,8 @@ def read_records(path: Any, what: str = "table"):
             df = pd.read_json(p, lines=p.endswith(".jsonl"), dtype=False)
     except (OSError, ValueError) as exc:
         raise ValueError(f"{p}: cannot read a {what} ({exc})") from None
+    if p.endswith(".csv"):
+        _unique_header(p)
     if not all(isinstance(c, str) for c in df.columns):
         raise ValueError(f"{p}: expected one record (an object with named fields) per row, got columns "
                          f"{', '.join(map(str, df.columns[:5]))}")
