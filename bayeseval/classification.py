@@ -75,6 +75,7 @@ CELLS_PER_CHUNK = 4_000_000  # Dirichlet draws are made in chunks of at most thi
 def _labels(x: Any, name: str) -> np.ndarray:
     import pandas as pd
 
+    x = V.unmasked(x, name)
     arr = x if isinstance(x, (np.ndarray, pd.Series, pd.Index)) else np.asarray(x, dtype=object)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional sequence of labels, got shape {arr.shape}")

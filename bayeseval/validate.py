@@ -31,6 +31,7 @@ __all__ = [
     "beta_prior",
     "bounds",
     "vector",
+    "unmasked",
     "weights",
     "bounded",
     "describe",
@@ -252,8 +253,29 @@ def bounds(value: Any, default: tuple[float, float] | None, name: str = "bounds"
     return (lo, hi)
 
 
+def unmasked(value: Any, name: str) -> Any:
+    """``value``, or the data of a numpy masked array with nothing masked; a masked entry is an error naming
+    ``name`` (an argument that takes no missing values: reading the data under the mask would be a wrong answer).
+
+    >>> unmasked(np.ma.masked_array([1.0, 2.0], [0, 0]), "y").tolist()
+    [1.0, 2.0]
+    >>> unmasked(np.ma.masked_array([1.0, 2.0], [0, 1]), "y")
+    Traceback (most recent call last):
+    ValueError: y: 1 of its 2 entries are masked, and it takes no missing values: leave those entries out (and the \
+matching entries of the other arguments)
+    """
+    if not np.ma.isMaskedArray(value):
+        return value
+    mask = np.ma.getmaskarray(value)
+    if mask.any():
+        raise ValueError(f"{name}: {int(mask.sum())} of its {mask.size} entries are masked, and it takes no missing "
+                         "values: leave those entries out (and the matching entries of the other arguments)")
+    return np.ma.getdata(value)
+
+
 def vector(value: Any, name: str, *, min_length: int = 1) -> np.ndarray:
     """A finite, real, one-dimensional array; always a fresh read-only float64 copy."""
+    value = unmasked(value, name)
     if isinstance(value, (str, bytes)):
         raise InputTypeError(f"{name} must be a 1-D array of numbers, got {describe(value)}")
     try:

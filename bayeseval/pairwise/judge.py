@@ -97,7 +97,7 @@ class PPIMean(Result):
 
 
 def _scores(x: Any, name: str) -> np.ndarray:
-    arr = np.asarray(x)
+    arr = np.asarray(V.unmasked(x, name))
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
     return V.bounded(V.vector(arr, name), name)
@@ -244,8 +244,8 @@ def judge_agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement
 
     import pandas as pd
 
-    h = np.asarray(human, dtype=object)
-    j = np.asarray(judge, dtype=object)
+    h = np.asarray(V.unmasked(human, "human"), dtype=object)
+    j = np.asarray(V.unmasked(judge, "judge"), dtype=object)
     if h.ndim != 1 or j.ndim != 1 or h.size != j.size:
         raise ValueError(f"human and judge must be two label sequences of equal length, got {h.shape} and {j.shape}")
     if h.size < 2:

@@ -288,6 +288,7 @@ class Status(Result):
 
 def _per_question(scores: Any, name: str) -> np.ndarray:
     """One score per question (a 1-D sequence of numbers): a matrix of trials is not per-question scores."""
+    scores = V.unmasked(scores, name)
     try:
         if np.asarray(scores).dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in np.ravel(scores)):
             raise TypeError  # "1" is text, not a score (numpy would read it as 1.0)
