@@ -481,8 +481,16 @@ def _check_ids(ids: Any, M: int, known_unique: bool = False):
     arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
     if arr.ndim != 1 or arr.size != M:
         raise ValueError(f"ids must have one entry per question ({M}), got shape {arr.shape}")
-    if not known_unique and np.unique(arr).size != M:
-        raise ValueError("ids must be unique (one id per question)")
+    if not known_unique:
+        try:
+            distinct = np.unique(arr).size
+        except TypeError:  # ids that cannot be ordered together: numbers beside text (shards read differently)
+            kinds = sorted({type(v).__name__ for v in arr.tolist()})
+            raise ValueError(f"question ids mix types ({', '.join(kinds)}): 7 and '7' would be two questions; give "
+                             "every id as a number or every id as text (the files or shards that were joined "
+                             "store the question column differently)") from None
+        if distinct != M:
+            raise ValueError("ids must be unique (one id per question)")
     return _readonly(arr.copy())
 
 

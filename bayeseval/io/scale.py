@@ -186,8 +186,10 @@ def _scan(files: list[str], fmt: str, located: bool = True) -> str:
     return f"read_json_auto({lst}{fn}{hive})"
 
 
-def _check_schemas(con, files: list[str], fmt: str) -> None:
-    """Every part has the same columns (and, for Parquet, types): checked from metadata before counting."""
+def _check_schemas(con, files: list[str], fmt: str, shared: bool = False) -> None:
+    """Every part has the same columns (and, for Parquet, types): checked from metadata before counting.
+    ``shared``: only that a column the parts share has one type in all of them (shards counted one by one: a
+    column only some of them have, such as the index pandas writes, is each shard's own count's business)."""
     if fmt != "parquet" or len(files) < 2:
         return
     lst = "[" + ", ".join(_literal(f) for f in files) + "]"
@@ -199,11 +201,14 @@ def _check_schemas(con, files: list[str], fmt: str) -> None:
     first = files[0] if files[0] in by_file else next(iter(by_file))
     want = by_file[first]
     for f, cols in by_file.items():
-        if cols != want:
-            a, b = dict(want), dict(cols)
-            diff = sorted(set(a.items()) ^ set(b.items()))
+        mine, theirs = cols, want
+        if shared:
+            common = dict(want).keys() & dict(cols).keys()
+            mine, theirs = (sorted(c for c in x if c[0] in common) for x in (cols, want))
+        if mine != theirs:
+            diff = sorted(set(theirs) ^ set(mine))
             raise ValueError(f"{f}: its columns differ from {first}'s ({diff[:4]}); every part of a dataset must "
-                             "have the same schema")
+                             "have the same schema" + (" (a column they share, one type)" if shared else ""))
 
 
 # ----------------------------------------------------------------------------- counting
@@ -1071,6 +1076,7 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
     files = _files(source)
     if len(files) == 1 or progress is None:
         return count_table(files if len(files) > 1 else files[0], **kw)
+    _shard_schemas(files, kw)  # as the one query checks them: shards that store a column differently are refused
     out, empty = None, set()
     for i, f in enumerate(progress(files)):
         try:
@@ -1088,6 +1094,27 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
         raise NoScores(f"{source}: no scores (every score is missing) in any of its {len(files)} files")
     out.source = str(source)
     return out
+
+
+def _shard_schemas(files: list[str], kw: dict) -> None:
+    """:func:`_check_schemas` over the shards counted one by one (the one query over all of them runs it too)."""
+    try:
+        import duckdb
+    except ImportError:  # no DuckDB: the engine that counts each shard reads it as it is
+        return
+    con = _cursor(duckdb)
+    try:
+        fmt = _format_of(files, kw.get("format"))
+        local = [f for f in files if "://" not in f]
+        if fmt == "parquet" and len(local) > 1:  # an empty shard adds nothing, whatever its schema (as below)
+            lst = "[" + ", ".join(_literal(f) for f in local) + "]"
+            rows = dict(con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({lst})").fetchall())
+            local = [f for f in local if rows.get(f, 1) > 0]
+        _check_schemas(con, local, fmt, shared=True)
+    except duckdb.Error:  # a shard DuckDB cannot read: its own count names it
+        pass
+    finally:
+        con.close()
 
 
 def _empty_shard(path: str, kw: dict) -> bool:
