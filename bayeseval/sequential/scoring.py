@@ -84,6 +84,12 @@ def question_values(X: Any, metric: Any = "avg", *, w: Any = None, score_range: 
         if w is None:
             raise ValueError(f"{name} holds categories above 1; give their weights w (one per category)")
         table, wv = counts.table_for(w)
+        if wv.min() == wv.max():
+            raise ValueError(f"w gives every category of {name} the same weight ({wv[0]:g}), so every question scores "
+                             f"{wv[0]:g} whatever its outcomes: there is nothing to monitor; give weights that differ")
         return table @ wv / counts.n, (float(wv.min()), float(wv.max()))
     c = _coefficients(spec)
+    if c.min() == c.max():
+        raise ValueError(f"metric {spec.label} pays {c[0]:g} whatever the outcomes, so every question scores the same: "
+                         "there is nothing to monitor; choose a metric whose payoff differs between outcomes")
     return counts.per_question(Bernstein(c, spec.label).point_states(counts)), (float(c.min()), float(c.max()))

@@ -330,6 +330,12 @@ def monitor(req: MonitorRequest) -> dict:
                                     missing=np.nan) for x, n in ((a, "a"), (b, "b")))
         with _field("b", {}):
             b, _ = align(a, b, names=("a", "b"))
+        for side, o in (("a", req.a), ("b", req.b)):
+            if o.weights is not None and len(set(o.weights)) == 1:  # a constant: named here (the library says w)
+                raise ServiceError(422, "validation_error", f"{side}.weights",
+                                   f"{side}.weights gives every category the same weight ({o.weights[0]:g}), so every "
+                                   "question scores that whatever its outcomes: there is nothing to monitor; give "
+                                   "weights that differ")
         known = {**_KNOWN, **{p: "metric" for p in ("k", "tau", "lam", "weights", "unknown", "metric")}}
         with _field("metric", known):
             xa, (lo, hi) = question_values(a, metric, w=req.a.weights, name="a", **params)
