@@ -188,7 +188,12 @@ class Posterior(ABC):
         if x is None:
             return None
         xbar = f @ x / M
-        return float(math.sqrt(max(f @ (x - xbar) ** 2, 0.0) / (M * (M - 1))))
+        d = x - xbar
+        scale = float(np.max(np.abs(d))) if d.size else 0.0
+        if not scale > 0 or not math.isfinite(scale):
+            return 0.0 if scale == 0 else None
+        # in units of the largest deviation: weights of 1e160 would overflow the squares (inf) otherwise
+        return scale * float(math.sqrt(max(f @ (d / scale) ** 2, 0.0) / (M * (M - 1))))
 
     # ------------------------------------------------------------------ shared machinery
     @property
