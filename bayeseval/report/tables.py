@@ -621,16 +621,20 @@ def _write(text: str, path: Any) -> str:
 # ----------------------------------------------------------------------------- Markdown
 def _md_escape(s: str) -> str:
     """A cell of a Markdown table: backslash, pipe, asterisk, backtick, tilde and an underscore at the edge of a
-    word escaped, line breaks as spaces (a break ends the row), and ``<`` that would open an HTML tag as ``&lt;``
-    (``<0.001`` stays as it is).
+    word escaped, line breaks as spaces (a break ends the row), ``<`` that would open an HTML tag as ``&lt;``
+    (``<0.001`` stays as it is), and the ``(`` of ``[text](url)`` escaped, so a name is never a link (an
+    interval's brackets stay as they are).
 
     >>> _md_escape("a|b*c\\nd <x> <0.001 _draft_")
     'a\\\\|b\\\\*c d &lt;x> <0.001 \\\\_draft\\\\_'
+    >>> _md_escape("[l](http://e.vil) 51.0 [40.2, 61.8]")
+    '[l]\\\\(http://e.vil) 51.0 [40.2, 61.8]'
     """
     s = " ".join(s.splitlines()) if ("\n" in s or "\r" in s) else s
     for ch in "\\|*`~":  # the backslash first; `x` would be code, ~x~ struck out
         s = s.replace(ch, "\\" + ch)
     s = re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", s)  # _draft_ is italic; gpt_4 (within a word) is not
+    s = s.replace("](", "]\\(")  # [text](url) would be a link (an image with !)
     return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", s) if "<" in s else s
 
 
