@@ -371,10 +371,14 @@ class Comparison(Result):
             rng = getattr(getattr(e, "_post", None), "range", None) or (None, None)
             return near_bound(v, 4, *rng)
 
+        d = self.delta
+        seen = va - vb  # the two estimates' difference; the posterior's mean is pulled towards 0 (its prior question)
+        what = (f"{d.mean:+.4f} (" if f"{seen:+.4f}" == f"{d.mean:+.4f}" else
+                f"{seen:+.4f} (posterior mean {d.mean:+.4f}, ")
         return (
-            f"{self.verdict}. {self.metric}: {a} {shown(ea, va)} vs {b} {shown(eb, vb)}; {a} - {b} = {self.delta.mean:+.4f} "
-            f"({pct(self.delta.level)} credible interval [{self.delta.lo:+.4f}, {self.delta.hi:+.4f}], "
-            f"{self.delta.scope} scope), P({a} > {b}) = {self.p_a_better:.3f}; M = {self.M} paired questions."
+            f"{self.verdict}. {self.metric}: {a} {shown(ea, va)} vs {b} {shown(eb, vb)}; {a} - {b} = {what}"
+            f"{pct(d.level)} credible interval [{d.lo:+.4f}, {d.hi:+.4f}], "
+            f"{d.scope} scope), P({a} > {b}) = {self.p_a_better:.3f}; M = {self.M} paired questions."
         )
 
     def summary(self) -> str:
