@@ -12,6 +12,7 @@ becomes, with the library's argument names spelled as the options that set them.
 from __future__ import annotations
 
 import argparse
+import re
 
 from .validate import ArgumentError, confidence
 
@@ -74,6 +75,15 @@ def option(name: str) -> str:
     return OPTIONS.get(name, "--" + name.replace("_", "-"))
 
 
+#: ``prior='uniform'`` in a library message, for the arguments that are options of the same name (a value in quotes);
+#: ``metric='avg'`` reads ``metric avg`` (``report`` takes --metrics, the other commands --metric)
+_KEYWORD = re.compile(r"\b(metric|prior|interval|scope|engine)='([^'\s]*)'")
+
+
+def _keyword(m: re.Match) -> str:
+    return f"metric {m[2]}" if m[1] == "metric" else f"{option(m[1])} {m[2]}"
+
+
 def error_line(exc: BaseException) -> str:
     """The one line ``bayeseval: error: ...`` shows for ``exc``: its first line, the library's argument names
     spelled as options (:class:`bayeseval.validate.ArgumentError`), and the type of an error that is not about
@@ -83,11 +93,16 @@ def error_line(exc: BaseException) -> str:
     "--until 'decided' for one model needs --null"
     >>> error_line(KeyError("no model 'x'")), error_line(RuntimeError("lost"))
     ("no model 'x'", 'RuntimeError: lost (run with --debug for the traceback)')
+    >>> error_line(ValueError("Bayes@N is defined by its Dirichlet prior; use metric='avg' for other priors"))
+    'Bayes@N is defined by its Dirichlet prior; use metric avg for other priors'
+    >>> error_line(ValueError("a Beta prior is for 0/1 outcomes: use prior='dirichlet', or drop w"))
+    'a Beta prior is for 0/1 outcomes: use --prior dirichlet, or drop w'
     """
     if isinstance(exc, ArgumentError):
         message = exc.spelled(option)
     else:
         message = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
+    message = _KEYWORD.sub(_keyword, message)  # the library's keyword, as the command line spells it
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     if not isinstance(exc, (ValueError, TypeError, LookupError, OSError, ImportError)):
         first = f"{type(exc).__name__}: {first} (run with --debug for the traceback)"

@@ -58,7 +58,7 @@ def test_the_command_line_reads_scores_above_the_threshold_as_correct(tmp_path, 
     (["--scores", "1,10", "--threshold", "70"], "bayeseval: error: --threshold must lie in [1, 10], got 70.0"),
     (["--scores", "1,10", "--metrics", "pass@2"], "bayeseval: error: gpt-4 IO, pass@2: pass@2 needs 0/1 outcomes; "
                                                    "these are scores in [1, 10] (a value that is not 0 or 1, or "
-                                                   "--scores was given): use metric='avg' for the mean score, or "
+                                                   "--scores was given): use metric avg for the mean score, or "
                                                    "give --threshold t to count a trial correct when its score > t"),
 ])
 def test_threshold_errors_name_the_options(capsys, argv, message):
