@@ -46,6 +46,14 @@ interval by how uncertain its error variance is: a Student-t quantile with Satte
 exact quantile of a normal scale mixture, both from the posterior law of the variance (``student_quantiles``).
 
     python benchmarks/benchmark_variance.py --part student --reps 150
+
+``--part unpooled`` runs the cells of ``--part variants`` (the same replicates) for a candidate that judges each
+question's error variance by its own counts alone: ``sum_i E[Var(ghat_i | p) | s_i]`` under every question's own
+posterior ``Beta(a0 + s_i, a0 + n_i - s_i)`` (uniform ``a0 = 1``, Jeffreys ``a0 = 1/2``), alone or as the larger
+of it and the default's variance.  The pooled posterior places a cluster of all-correct questions near 1, where
+the error variance of pass^8 is small; a question's own posterior does not.
+
+    python benchmarks/benchmark_variance.py --part unpooled --reps 150
 """
 
 from __future__ import annotations
@@ -376,6 +384,102 @@ def run_exact(args):
     return run_tilted(args, exact=True)
 
 
+_P_GRID = np.linspace(0.0, 1.0, 4001)[1:-1]  # the unpooled candidate's quadrature in p
+_UNPOOLED: dict = {}
+
+
+def _unpooled_table(C: np.ndarray, n: int, a0: float) -> np.ndarray:
+    """``(n + 1,)``: ``E[Var(ghat | p) | s]`` for s = 0..n under the posterior ``Beta(a0 + s, a0 + n - s)`` (quadrature
+    on a fine grid of p), for the payoff vector ``C``."""
+    key = (C.tobytes(), n, a0)
+    if key not in _UNPOOLED:
+        s = np.arange(n + 1)
+        T = score_table(C[:, None], n)[:, 0]
+        P = stats.binom.pmf(s, n, _P_GRID[:, None])
+        v = P @ T**2 - (P @ T) ** 2
+        W = stats.beta.pdf(_P_GRID[None, :], a0 + s[:, None], a0 + n - s[:, None])
+        _UNPOOLED[key] = (W @ v) / W.sum(axis=1)
+    return _UNPOOLED[key]
+
+
+def unpooled_variance(post, a0: float) -> float:
+    """The benchmark-scope variance with each question's error variance under its own posterior ``Beta(a0 + s_i,
+    a0 + n_i - s_i)`` (no pool); questions with one trial are left out, as in the default's bound for them."""
+    C = np.ascontiguousarray(post.C[:, 0], dtype=np.float64)
+    total = 0.0
+    for n in np.unique(post.n_u).tolist():
+        if n >= 2:
+            rows = post.n_u == n
+            total += float(post.freq[rows] @ _unpooled_table(C, n, a0)[post.s_u[rows]])
+    return total / post.M**2
+
+
+UNPOOLED_KEYS = ("uniform", "jeffreys", "uniform_max", "jeffreys_max")
+
+
+def run_unpooled(args):
+    out = {m: {"current": 0, "w_current": 0.0, **{k: 0 for k in UNPOOLED_KEYS},
+               **{f"w_{k}": 0.0 for k in UNPOOLED_KEYS}} for m in METRICS}
+    for m, post, truth, _ in _replicates(out, *args):
+        row, current = out[m], variance(post, "current")
+        for a0, name in ((1.0, "uniform"), (0.5, "jeffreys")):
+            v = unpooled_variance(post, a0)
+            for key, value in ((name, v), (f"{name}_max", max(v, current))):
+                hit, width = _covered(post, value, truth)
+                row[key] += hit
+                row[f"w_{key}"] += width
+    return tuple(args[:3]), out
+
+
+def _noise_counts(rows: list, reps: int) -> tuple[int, int]:
+    """Cells below / above the floor beyond Monte-Carlo noise: the exact binomial 95% interval of the coverage
+    wholly below the floor (91% at M = 15, 93% above), or wholly above 97% (M >= 30); ``rows`` of (M, coverage)."""
+    below = above = 0
+    for M, hits in rows:
+        lo = stats.beta.ppf(0.025, hits, reps - hits + 1) if hits > 0 else 0.0
+        hi = stats.beta.ppf(0.975, hits + 1, reps - hits) if hits < reps else 1.0
+        below += hi < (0.91 if M == 15 else 0.93)
+        above += M >= 30 and lo > 0.97
+    return below, above
+
+
+def render_unpooled(results, reps, seconds) -> str:
+    keys = ("current",) + UNPOOLED_KEYS
+    lines = ["# Benchmark-scope variance: the default against each question's own (unpooled) posterior", "",
+             f"`python benchmarks/benchmark_variance.py --part unpooled --reps {reps}` ({seconds / 60:.1f} min on 2 "
+             "cores shared with other work; the replicates of `--part variants`). Coverage of the 95% normal interval "
+             "in percent: the default's variance; each question's error variance under its own posterior Beta(a0 + s, "
+             "a0 + n - s), uniform (a0 = 1) or Jeffreys (a0 = 1/2), alone or as the larger of it and the default's "
+             "(`max`); width: the candidate's mean width over the default's.", "",
+             "| pool | M | N | metric | default | uniform | Jeffreys | uniform, max | Jeffreys, max | width: uniform / "
+             "Jeffreys / uniform, max / Jeffreys, max |", "|---|---|---|---|---|---|---|---|---|---|"]
+    per: dict = {}
+    for head, row in _cells(results, reps):
+        cov = " | ".join(f"{100 * row[k] / reps:.1f}" for k in UNPOOLED_KEYS)
+        wid = " / ".join(f"{row[f'w_{k}'] / row['w_current']:.2f}" if row["w_current"] > 0 else "-"
+                         for k in UNPOOLED_KEYS)
+        lines.append(f"{head}{cov} | {wid} |")
+    for (M, N, pool), out in results:
+        kind = "real" if pool.startswith("real") else "synthetic"
+        for m in METRICS:
+            for k in keys:
+                per.setdefault((m, kind, k), []).append((M, out[m][k]))
+    lines += ["", "Cells beyond Monte-Carlo noise (the exact binomial 95% interval of the coverage wholly below the "
+              "floor, 91% at M = 15 and 93% above, or wholly above 97% at M >= 30), below / above:", "",
+              "| metric | pools | cells | " + " | ".join(("default",) + ("uniform", "Jeffreys", "uniform, max",
+                                                                           "Jeffreys, max")) + " |",
+              "|---|---|---|---|---|---|---|---|"]
+    for m in METRICS:
+        for kind in ("synthetic", "real"):
+            counts = [_noise_counts(per[(m, kind, k)], reps) for k in keys]
+            lines.append(f"| {m} | {kind} | {len(per[(m, kind, 'current')])} | "
+                         + " | ".join(f"{b} / {a}" for b, a in counts) + " |")
+    total = [_noise_counts([x for (mm, _, kk), v in per.items() if kk == k for x in v], reps) for k in keys]
+    lines.append(f"| all | all | {sum(len(v) for (_, _, kk), v in per.items() if kk == 'current')} | "
+                 + " | ".join(f"{b} / {a}" for b, a in total) + " |")
+    return "\n".join(lines)
+
+
 def _var_given_p(post, n: int, p: np.ndarray) -> np.ndarray:
     """``Var(ghat | p)`` of one question's unbiased score from ``n`` trials, at every ``p`` (any shape)."""
     T = score_table(post.C, n)[:, 0]
@@ -626,7 +730,8 @@ def render_exact(results, reps, seconds, cells: str | None = None) -> str:
 
 def main(argv=None) -> int:
     ap = bench_parser(__doc__, None, "replicates (default 400 for failures, 150 per cell for variants)")
-    ap.add_argument("--part", choices=("failures", "variants", "tilted", "exact", "student"), required=True)
+    ap.add_argument("--part", choices=("failures", "variants", "tilted", "exact", "student", "unpooled"),
+                    required=True)
     ap.add_argument("--cells", default=None, help="exact: pool:M:N;... (default: every pool x M 15, 30 x N 4, 16)")
     args = ap.parse_args(argv)
     t0 = time.time()
@@ -650,6 +755,9 @@ def main(argv=None) -> int:
             return finish(render_student(results, reps, time.time() - t0, args.cells), args.out)
         results, _ = pool_map(run_exact, jobs, args.workers)
         return finish(render_exact(results, reps, time.time() - t0, args.cells), args.out)
+    if args.part == "unpooled":
+        results, _ = pool_map(run_unpooled, tasks, args.workers)
+        return finish(render_unpooled(results, reps, time.time() - t0), args.out)
     if args.part == "tilted":
         results, _ = pool_map(run_tilted, tasks, args.workers)
         return finish(render_tilted(results, reps, time.time() - t0), args.out)

@@ -643,3 +643,34 @@ def test_student_candidate_numbers_quoted_are_the_benchmark_results():
     assert f"median degrees of freedom {g[0][8]}" in flat and g[0][4] == g[1][4] == "100.0"
     widest = max(float(r[7].split(" / ")[1]) for r in rows.values())
     assert f"at most {widest:.2f} times the width; the cell stays at {three[6]}%" in flat
+
+
+def test_unpooled_candidate_numbers_quoted_are_the_benchmark_results():
+    """docs/honesty.md quotes results_benchmark_variance_unpooled.md (each question's error variance under its own
+    posterior, alone or as the larger of it and the default's): each number read here from the file's rows."""
+    import statistics
+
+    flat = " ".join(page("honesty.md").split())
+    md = (ROOT / "benchmarks" / "results_benchmark_variance_unpooled.md").read_text(encoding="utf-8")
+    rows = {tuple(r[:4]): r for r in _table_rows(md, "| pool") if len(r) == 10}
+    assert len(rows) == 168
+    cell = rows["three clusters", "15", "16", "pass^8"]
+    width = cell[9].split(" / ")
+    assert f"it mends the cell ({cell[4]}% to {cell[8]}%, {width[3]} times" in flat
+    assert f"With the uniform prior the cell goes to {cell[7]}%" in flat
+    summary = {tuple(r[:2]): r for r in _table_rows(md, "| metric") if len(r) == 8}
+
+    def above(kind, col):
+        return sum(int(summary[m, kind][col].split(" / ")[1]) for m in ("avg", "pass@k", "pass^k", "maj@k"))
+
+    def below(kind, col):
+        return sum(int(summary[m, kind][col].split(" / ")[0]) for m in ("avg", "pass@k", "pass^k", "maj@k"))
+
+    assert f"from {above('synthetic', 3)} to {above('synthetic', 7)} of 120" in flat and below("synthetic", 7) == 0
+    assert f"from {above('real', 3)} to {above('real', 7)} of 48" in flat
+    total = summary["all", "all"]
+    assert f"{total[6].split(' / ')[1]} cells are above 97%" in flat
+    for kind, phrase in (("synthetic", "median width {:.2f} times)"),
+                         ("real", "median width {:.2f} times, up to {:.2f})")):
+        w = [float(r[9].split(" / ")[3]) for r in rows.values() if r[0].startswith("real") == (kind == "real")]
+        assert phrase.format(statistics.median(w), max(w)) in flat
