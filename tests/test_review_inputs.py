@@ -231,3 +231,27 @@ def test_miller_se_is_scale_safe():
     x = (R > 0).mean(axis=1)  # per question: its share of trials with weight 1
     assert unit == pytest.approx(x.std(ddof=1) / np.sqrt(4), rel=1e-12)
     assert big == pytest.approx(1e160 * unit, rel=1e-12)
+
+
+def test_a_judge_with_two_verdicts_on_one_item_is_warned_about():
+    """An exact repeat of a row was warned about; one judge giving the same item, models and order two different
+    verdicts (more suspicious) was not. Both orders of a position swap are not a conflict."""
+    import warnings
+
+    import pandas as pd
+
+    from bayeseval.pairwise import from_long
+
+    def row(item, a, b, winner, judge):
+        return {"item": item, "model_a": a, "model_b": b, "winner": winner, "judge": judge}
+
+    base = [row(2, "x", "y", "model_b", "j1"), row(2, "x", "y", "model_b", "j2")]
+    with pytest.warns(UserWarning, match=r"1 time\(s\) a judge gave two different verdicts .*item '1', 'x' vs 'y', "
+                                         r"judge 'j1'"):
+        p = from_long(pd.DataFrame(base + [row(1, "x", "y", "model_a", "j1"), row(1, "x", "y", "model_b", "j1")]),
+                      judge="judge")
+    assert p.outcome.size == 4  # both kept as labels
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from_long(pd.DataFrame(base + [row(1, "x", "y", "model_a", "j1"), row(1, "y", "x", "model_a", "j1")]),
+                  judge="judge")  # the two orders of one pair: position bias, not a conflict

@@ -317,6 +317,17 @@ def from_long(data: Any, *, item: str = "item", model_a: str = "model_a", model_
             import warnings
 
             warnings.warn(duplicate_note(dups, jd is not None), UserWarning, stacklevel=2)
+        if jd is not None:  # one judge, one item, the same two answers in the same order: two verdicts
+            same = frame.drop_duplicates()  # one row per verdict given; a key with two of them disagrees
+            split = same.drop(columns="o").duplicated(keep="first")
+            if split.any():
+                import warnings
+
+                first = same[split.to_numpy()].iloc[0]
+                warnings.warn(f"{int(split.sum())} time(s) a judge gave two different verdicts on the same item, "
+                              f"models and order (first: item {first['item']!r}, {first['a']!r} vs {first['b']!r}, judge "
+                              f"{first['j']!r}); both are counted as labels: if one is a correction, keep only it, or "
+                              "number the repeats (repeat=) if the judge was asked twice", UserWarning, stacklevel=2)
     models = tuple(sorted(set(ma[keep]) | set(mb[keep])))
     code = {m: i for i, m in enumerate(models)}
     item_ids, item_idx = np.unique(item_text[keep], return_inverse=True)
