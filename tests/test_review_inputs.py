@@ -255,3 +255,27 @@ def test_a_judge_with_two_verdicts_on_one_item_is_warned_about():
         warnings.simplefilter("error")
         from_long(pd.DataFrame(base + [row(1, "x", "y", "model_a", "j1"), row(1, "y", "x", "model_a", "j1")]),
                   judge="judge")  # the two orders of one pair: position bias, not a conflict
+
+
+def test_compare_says_when_both_sides_have_the_same_counts():
+    """compare(A, A) ran without a word (its population interval [-0.04, +0.05] is honest for two models that
+    happen to agree, not for one model given twice)."""
+    A = (np.random.default_rng(0).random((30, 4)) < 0.5).astype(int)
+    same = be.compare(A, A.copy(), names=("x", "y"))
+    assert any(n.startswith("x and y have the same outcome counts on every question") for n in same.notes)
+    B = A.copy()
+    B[0, 0] ^= 1  # one trial differs
+    assert not any("same outcome counts" in n for n in be.compare(A, B).notes)
+
+
+def test_ppi_by_item_refuses_an_item_scored_twice():
+    """A Series with item 'a' twice became a dict with one 'a' (the last score): the error then said "every judged
+    item also has a human score: there is nothing for the judge to add"."""
+    import pandas as pd
+
+    from bayeseval.pairwise import ppi_mean_by_item
+
+    with pytest.raises(ValueError, match=r"judge gives item 'a' 2 scores; one score per item"):
+        ppi_mean_by_item(pd.Series([1, 0, 1], index=["a", "a", "c"]), pd.Series({"a": 1, "c": 1}))
+    with pytest.raises(ValueError, match=r"human gives item 'c' 2 scores"):
+        ppi_mean_by_item(pd.Series([1, 0, 1, 1], index=list("abcd")), pd.Series([1, 1, 0], index=["a", "c", "c"]))

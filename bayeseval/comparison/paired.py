@@ -724,6 +724,10 @@ def compare(
     xa, xb = question_scores(pa), question_scores(pb)
     delta, dx, notes = paired_difference(pa, pb, scope=scope, method=method, level=level, draws=draws,
                                          rng=rng_bayes, xa=xa, xb=xb)
+    if isinstance(ca, Counts) and isinstance(cb, Counts) and ca.table.shape == cb.table.shape and \
+            np.array_equal(ca.table, cb.table):
+        notes.append(f"{names[0]} and {names[1]} have the same outcome counts on every question: if that is one "
+                     "model's outcomes given twice, its difference is 0 by construction, whatever the interval says")
     p_ab = p_better(dx)
     rope_out = rope_probs = None
     if rope_lh is not None:

@@ -168,6 +168,10 @@ def ppi_mean_by_item(judge: Any, human: Any, *, lam: float | None = None, level:
 
 
 def _by_item(x: Any, name: str) -> dict:
+    index = getattr(x, "index", None)
+    if index is not None and not isinstance(x, dict) and hasattr(index, "duplicated") and index.duplicated().any():
+        twice = index[index.duplicated()][0]  # to_dict would keep the last score of the item and drop the others
+        raise ValueError(f"{name} gives item {twice!r} {int((index == twice).sum())} scores; one score per item")
     if hasattr(x, "to_dict") and not isinstance(x, dict):
         x = x.to_dict()
     if not isinstance(x, dict) or not x:
