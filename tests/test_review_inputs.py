@@ -279,3 +279,20 @@ def test_ppi_by_item_refuses_an_item_scored_twice():
         ppi_mean_by_item(pd.Series([1, 0, 1], index=["a", "a", "c"]), pd.Series({"a": 1, "c": 1}))
     with pytest.raises(ValueError, match=r"human gives item 'c' 2 scores"):
         ppi_mean_by_item(pd.Series([1, 0, 1, 1], index=list("abcd")), pd.Series([1, 1, 0], index=["a", "c", "c"]))
+
+
+def test_the_service_refuses_control_characters_in_names_and_ids():
+    """/v1/metrics took a model named 'a\\x00b' and a question id 'q\\n1' (the file loaders and /v1/pairwise refuse
+    them: a NUL or newline makes a phantom label that prints like a real one)."""
+    from fastapi.testclient import TestClient
+
+    from bayeseval.service import create_app
+
+    with TestClient(create_app()) as client:
+        r = client.post("/v1/metrics", json={"models": {"a\u0000b": {"matrix": [[0, 1], [1, 1]]}}})
+        assert r.status_code == 422 and "contains the control character '\\x00' at position 1" in r.json()["error"][
+            "message"]
+        r = client.post("/v1/metrics", json={"models": {"a": {"matrix": [[0, 1], [1, 1]], "ids": ["q\n1", "q2"]}}})
+        assert r.status_code == 422 and r.json()["error"]["field"] == "models.a.ids[0]"
+        assert client.post("/v1/metrics", json={"models": {"a b": {"matrix": [[0, 1], [1, 1]],
+                                                                     "ids": ["q 1", "q2"]}}}).status_code == 200

@@ -39,7 +39,19 @@ LIMITS = {"questions": 1_000_000, "trials": 100_000, "categories": 1001, "models
 # refuses 1.0); a float field takes integers.
 Real = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Bounded = Annotated[float, Strict(), Field(ge=-LIMITS["magnitude"], le=LIMITS["magnitude"], allow_inf_nan=False)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"])]
+def _printable(v: str) -> str:
+    """A name or id is printable text, as the file loaders read them (a NUL byte or a newline would make a phantom
+    model that prints like a real one)."""
+    from ..io._vendor import control_char
+
+    ch = control_char(v)
+    if ch is not None:
+        raise ValueError(f"{v!r} contains the control character {ch!r} at position {v.index(ch)}; names and ids must "
+                         "be printable text")
+    return v
+
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=LIMITS["name_length"]), AfterValidator(_printable)]
 Outcome = Annotated[int, Strict(), Field(ge=0, le=LIMITS["categories"] - 1)]
 Row = Annotated[list[Union[Outcome, None]], Field(min_length=1, max_length=LIMITS["trials"])]
 Count = Annotated[int, Strict(), Field(ge=0, le=LIMITS["trials"])]
@@ -47,7 +59,7 @@ CountRow = Annotated[list[Count], Field(min_length=2, max_length=LIMITS["categor
 #: a question id as the file loaders read one: spaces around it dropped, never blank
 QuestionId = Union[Annotated[int, Strict(), Field(ge=-(2**53), le=2**53)],
                    Annotated[str, StringConstraints(strip_whitespace=True, min_length=1,
-                                                    max_length=LIMITS["name_length"])]]
+                                                    max_length=LIMITS["name_length"]), AfterValidator(_printable)]]
 Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["categories"])]
 
 Scope = Literal["population", "benchmark"]
