@@ -735,7 +735,8 @@ def test_run_names_its_options_for_null_and_until(tmp_path, capsys):
     assert runner_main(base[1:] + ["--until", "decided or width 0.1 or width 0.05"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == ("bayeseval: error: --until: 'width 0.05' repeats a condition already given in 'decided or width 0.1 "
-                   "or width 0.05'; give each of 'equivalent within', 'width', 'questions' and 'samples' once")
+                   "or width 0.05'; give each of 'decided', 'equivalent within', 'width', 'questions' and 'samples' "
+                   "once")
     with pytest.raises(ValueError, match=r"^until: 'width 0.05' repeats"):  # the library names its argument
         Sequential(until="width 0.1 or width 0.05")
 

@@ -489,6 +489,7 @@ def test_an_empty_sequence_is_reported_empty_and_no_width_rule_holds_on_it():
 @pytest.mark.parametrize("call, message", [
     (lambda: parse_until("width 0.1 or width 0.5"), "'width 0.5' repeats a condition already given"),
     (lambda: parse_until("100 questions or 10 questions"), "'10 questions' repeats a condition"),
+    (lambda: parse_until("decided or decided"), "'decided' repeats a condition already given in 'decided or decided'"),
     (lambda: SequentialCompare(until="10 samples").update([1, 0, 1], [0, 0, 1], samples=np.inf),
      "samples must be finite whole numbers"),
     (lambda: SequentialCompare().update(np.ones((10, 4)), np.zeros((10, 4))),

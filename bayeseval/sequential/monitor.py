@@ -177,10 +177,10 @@ def parse_until(words: Any) -> StopRule:
             m = pattern.match(term)
             if m is None:
                 continue
-            if key in found and key != "decided":
+            if key in found and (key != "decided" or found["decided"]):
                 raise _until_error("{term!r} repeats a condition already given in {words!r}; give each of "
-                                   "'equivalent within', 'width', 'questions' and 'samples' once", term=term,
-                                   words=words)
+                                   "'decided', 'equivalent within', 'width', 'questions' and 'samples' once",
+                                   term=term, words=words)
             if key == "decided":
                 found["decided"] = True
             elif key == "rope":
