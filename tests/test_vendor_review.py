@@ -129,8 +129,10 @@ def test_allocation_counts_whole_questions():
 
     rng = np.random.default_rng(2)
     R = (rng.random((50, 4)) < rng.beta(1, 1, 50)[:, None]).astype(int)
-    d = design(R, budget=0.4, question_cost=3)  # 0.4 trials buy no question costing 3 + n
+    d = design(R, budget=5, question_cost=3)  # 5 trials buy no question costing 3 + 4
     assert d.var_new_questions is None and "buys no new question" in d.advice
+    with pytest.raises(ValueError, match=r"budget is a number of trials to spend, at least 1; got 0.4"):
+        design(R, budget=0.4, question_cost=3)  # it advised spending 0.4 trials "on more trials"
     big = design(R, budget=400, question_cost=3)
     assert big.var_new_questions is not None and big.var_new_questions < big.var_more_trials
 

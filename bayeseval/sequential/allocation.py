@@ -247,6 +247,8 @@ def design(X: Any, metric: Any = "avg", *, question_cost: float = 0.0, budget: f
     more = new = None
     if budget is not None:
         budget = V.real(budget, "budget", lo=0.0, lo_open=True)
+        if budget < 1:  # 0.4 trials buy no trial: "spend it on more trials" was the advice
+            raise V.ArgumentError("{budget} is a number of trials to spend, at least 1; got {b:g}", "budget", b=budget)
         total = int(round(n_now * M + budget))  # spread evenly: r questions get one trial more than the others
         n_more, r = divmod(total, M)
         if n_more + (r > 0) > V.LIMITS["k"]:  # the variance at n trials costs O(n) memory: 1e9 trials asked 41 GiB
