@@ -186,10 +186,8 @@ def _scan(files: list[str], fmt: str, located: bool = True) -> str:
     return f"read_json_auto({lst}{fn}{hive})"
 
 
-def _check_schemas(con, files: list[str], fmt: str, shared: bool = False) -> None:
-    """Every part has the same columns (and, for Parquet, types): checked from metadata before counting.
-    ``shared``: only that a column the parts share has one type in all of them (shards counted one by one: a
-    column only some of them have, such as the index pandas writes, is each shard's own count's business)."""
+def _check_schemas(con, files: list[str], fmt: str) -> None:
+    """Every part has the same columns (and, for Parquet, types): checked from metadata before counting."""
     if fmt != "parquet" or len(files) < 2:
         return
     lst = "[" + ", ".join(_literal(f) for f in files) + "]"
@@ -201,14 +199,11 @@ def _check_schemas(con, files: list[str], fmt: str, shared: bool = False) -> Non
     first = files[0] if files[0] in by_file else next(iter(by_file))
     want = by_file[first]
     for f, cols in by_file.items():
-        mine, theirs = cols, want
-        if shared:
-            common = dict(want).keys() & dict(cols).keys()
-            mine, theirs = (sorted(c for c in x if c[0] in common) for x in (cols, want))
-        if mine != theirs:
-            diff = sorted(set(theirs) ^ set(mine))
+        if cols != want:
+            a, b = dict(want), dict(cols)
+            diff = sorted(set(a.items()) ^ set(b.items()))
             raise ValueError(f"{f}: its columns differ from {first}'s ({diff[:4]}); every part of a dataset must "
-                             "have the same schema" + (" (a column they share, one type)" if shared else ""))
+                             "have the same schema")
 
 
 # ----------------------------------------------------------------------------- counting
@@ -1097,24 +1092,38 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
 
 
 def _shard_schemas(files: list[str], kw: dict) -> None:
-    """:func:`_check_schemas` over the shards counted one by one (the one query over all of them runs it too)."""
+    """The id columns the count reads (model, question, trial, dataset, weight) hold numbers in every non-empty
+    Parquet shard or text in every one: counted one by one, shards with int question ids and shards with text ones
+    would give two questions for 7 and '7' (numpy failed to sort them).  The scores are left to each shard's own
+    reading and the fallback below; other columns, and storage widths (int32 beside int64), do not matter here."""
+    local = [f for f in files if "://" not in f]
+    if len(local) < 2 or kw.get("format") not in (None, "parquet") or \
+            any(_FORMATS.get(Path(f).suffix.lower()) != "parquet" for f in local):
+        return
     try:
         import duckdb
     except ImportError:  # no DuckDB: the engine that counts each shard reads it as it is
         return
+    used = {kw.get(k, default) for k, default in (("model", "model"), ("question", "question"), ("trial", "trial"),
+                                                   ("dataset", "dataset"), ("weight", None))} - {None}
+    lst = "[" + ", ".join(_literal(f) for f in local) + "]"
     con = _cursor(duckdb)
     try:
-        fmt = _format_of(files, kw.get("format"))
-        local = [f for f in files if "://" not in f]
-        if fmt == "parquet" and len(local) > 1:  # an empty shard adds nothing, whatever its schema (as below)
-            lst = "[" + ", ".join(_literal(f) for f in local) + "]"
-            rows = dict(con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({lst})").fetchall())
-            local = [f for f in local if rows.get(f, 1) > 0]
-        _check_schemas(con, local, fmt, shared=True)
+        filled = {f for f, n in con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({lst})"
+                                            ).fetchall() if n > 0}  # an empty shard adds nothing, whatever its schema
+        kinds: dict = {}
+        for f, name, typ in con.execute(f"SELECT file_name, name, type FROM parquet_schema({lst}) "
+                                        "WHERE num_children IS NULL").fetchall():  # the columns, not the root
+            if f in filled and name in used:
+                kinds.setdefault(name, {}).setdefault("text" if typ == "BYTE_ARRAY" else "numbers", f)
     except duckdb.Error:  # a shard DuckDB cannot read: its own count names it
-        pass
+        return
     finally:
         con.close()
+    for name, seen in kinds.items():
+        if len(seen) > 1:
+            raise ValueError(f"{seen['text']} stores column {name!r} as text and {seen['numbers']} as numbers; the "
+                             "shards of one table must store it one way (7 and '7' would be two questions)")
 
 
 def _empty_shard(path: str, kw: dict) -> bool:
