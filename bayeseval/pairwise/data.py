@@ -376,14 +376,16 @@ def item_column(columns: Any, where: str) -> str:
 
 def _unique_header(path: str) -> None:
     """A CSV header that names a column twice is an error naming it (pandas would rename the second ``name.1``
-    and a reader would take the first, dropping the other without a word)."""
-    import csv
+    and a reader would take the first, dropping the other without a word).  Empty header cells (a spreadsheet's
+    trailing columns) are not names.  Read through pandas, so a URL is read as the table is."""
+    import pandas as pd
 
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
-        header = [h.strip() for h in next(csv.reader(fh), [])]
-    twice = [h for i, h in enumerate(header) if h in header[:i]]
+    first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    header = [str(h).strip() for h in first.iloc[0].tolist()]
+    named = [h for h in header if h]
+    twice = [h for i, h in enumerate(named) if h in named[:i]]
     if twice:
-        raise ValueError(f"{path}: line 1: the header names column {twice[0]!r} {header.count(twice[0])} times; "
+        raise ValueError(f"{path}: line 1: the header names column {twice[0]!r} {named.count(twice[0])} times; "
                          "name each column once")
 
 
