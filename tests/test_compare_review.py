@@ -202,11 +202,15 @@ def test_plan_refuses_an_alpha_too_small_to_compute_with():
 
 
 def test_a_one_model_plan_says_what_its_numbers_are_for():
-    """A one-model plan is a one-sample calculation: its summary says so, and a pilot of two models plans a
-    comparison with the larger variance of a difference."""
+    """A one-model plan is a one-sample calculation: its summary says so; a pilot of two models plans the comparison
+    with the variance of their difference, larger than one model's for unrelated models and smaller for models that
+    find the same questions hard."""
     rng = np.random.default_rng(1)
+    p = rng.beta(0.5, 0.5, 50)
     A, B = rng.integers(0, 2, (50, 4)), rng.integers(0, 2, (50, 4))
-    one, two = be.plan(A, delta=0.05), be.plan(A, B, delta=0.05)
+    C, D = ((rng.random((50, 4)) < p[:, None]).astype(int) for _ in range(2))  # the same hard questions
+    one = be.plan(A, delta=0.05)
     assert "One model: these are for a change of its mean score" in one.summary()
-    assert "One model" not in two.summary()
-    assert two.questions_needed(0.05, 4) > one.questions_needed(0.05, 4)
+    assert "One model" not in be.plan(A, B, delta=0.05).summary()
+    assert be.plan(A, B, delta=0.05).questions_needed(0.05, 4) > one.questions_needed(0.05, 4)
+    assert be.plan(C, D, delta=0.05).questions_needed(0.05, 4) < be.plan(C, delta=0.05).questions_needed(0.05, 4)

@@ -174,8 +174,8 @@ class Plan(Result):
             lines.append(f"questions needed for delta = {self.delta:g}: " +
                          ", ".join(f"N={n}: {self.questions_needed(self.delta, n)}" for n in Ns))
         if not self.paired:
-            lines.append("One model: these are for a change of its mean score; a comparison of two models varies more "
-                         "(plan it from a pilot of both).")
+            lines.append("One model: these are for a change of its mean score; a comparison of two models has a "
+                         "variance of its own (plan it from a pilot of both).")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
