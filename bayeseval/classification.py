@@ -385,7 +385,7 @@ def classification(y_true: Any = None, y_pred: Any = None, *, confusion_matrix: 
         C, labels = confusion(y_true, y_pred, labels)
         _two_classes(labels, given)  # the counts of one class are well defined; its metrics are not
         if items is not None:
-            it = np.asarray(items, dtype=object)
+            it = np.asarray(V.unmasked(items, "items"), dtype=object)
             if it.shape != (int(C.sum()),):
                 raise ValueError(f"items must give one item per prediction ({int(C.sum())}), got shape {it.shape}")
             t, p = _labels(y_true, "y_true"), _labels(y_pred, "y_pred")

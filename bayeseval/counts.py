@@ -485,7 +485,11 @@ def _check_ids(ids: Any, M: int, known_unique: bool = False):
         try:
             distinct = np.unique(arr).size
         except TypeError:  # ids that cannot be ordered together: numbers beside text (shards read differently)
-            kinds = sorted({type(v).__name__ for v in arr.tolist()})
+            values = arr.tolist()
+            if any(v is None for v in values):
+                raise ValueError(f"question id {values.index(None)} (from 0) is missing (None); every question needs "
+                                 "an id") from None
+            kinds = sorted({type(v).__name__ for v in values})
             raise ValueError(f"question ids mix types ({', '.join(kinds)}): 7 and '7' would be two questions; give "
                              "every id as a number or every id as text (the files or shards that were joined "
                              "store the question column differently)") from None

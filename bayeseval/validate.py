@@ -313,7 +313,7 @@ def bounded(array: np.ndarray, name: str) -> np.ndarray:
 
 def weights(w: Any, name: str = "w") -> np.ndarray:
     """A category weight vector ``(w_0, ..., w_C)``: finite, non-empty."""
-    if (isinstance(w, np.ndarray) and w.dtype == np.float64 and not w.flags.writeable
-            and w.ndim == 1 and w.size and np.isfinite(w).all()):
+    if (type(w) is np.ndarray and w.dtype == np.float64 and not w.flags.writeable
+            and w.ndim == 1 and w.size and np.isfinite(w).all()):  # not a subclass: a masked array is checked
         return w  # a read-only finite vector cannot change under us: no copy needed
     return vector(w, name, min_length=1)

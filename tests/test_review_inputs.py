@@ -189,7 +189,7 @@ def test_shards_that_store_the_question_column_differently_are_refused_by_the_co
     text["question"] = text["question"].astype(str)
     text.to_parquet(folder / "p2.parquet")
     assert main(["report", str(folder)]) == 2
-    assert "p2.parquet: its columns differ from" in capsys.readouterr().err
+    assert "p2.parquet stores column 'question' as text and" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"question ids mix types \(int, str\)"):
         R = np.array([[1, 0], [0, 1], [1, 1]])
         OutcomeSet.from_arrays({"a": R}, ids=[1, 2, 3]).add(OutcomeSet.from_arrays({"a": R}, ids=["1", "2", "3"]))
@@ -296,3 +296,67 @@ def test_the_service_refuses_control_characters_in_names_and_ids():
         assert r.status_code == 422 and r.json()["error"]["field"] == "models.a.ids[0]"
         assert client.post("/v1/metrics", json={"models": {"a b": {"matrix": [[0, 1], [1, 1]],
                                                                      "ids": ["q 1", "q2"]}}}).status_code == 200
+
+
+def test_shards_that_differ_only_in_storage_or_unused_columns_are_counted(tmp_path):
+    """The first shard check compared every column's storage type: int scores beside float ones (pandas makes a column
+    float once a score is missing), int32 ids beside int64, an unused all-None column, an index column of two
+    types, all counted before, were refused. Only the id columns' numbers-or-text matters."""
+    import pandas as pd
+
+    from bayeseval.io.scale import count_shards
+
+    rng = np.random.default_rng(3)
+    rows = pd.DataFrame([(m, q, t, int(rng.random() < 0.6)) for m in "ab" for q in range(6) for t in range(4)],
+                        columns=["model", "question", "trial", "score"])
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    first, second = rows[rows.trial < 2], rows[rows.trial >= 2].copy()
+    second["score"] = second["score"].astype(float)
+    second["question"] = second["question"].astype("int32")
+    second["error"] = None
+    first.to_parquet(folder / "p1.parquet")  # its index: 0..., the second's: other numbers
+    second.iloc[::-1].to_parquet(folder / "p2.parquet")
+    pooled = count_shards(str(folder), progress=list)
+    whole = count_shards(str(folder / "p1.parquet")).counts("a").n + count_shards(str(folder / "p2.parquet")).counts(
+        "a").n
+    assert pooled.counts("a").n.tolist() == whole.tolist() == [4] * 6
+
+
+def test_a_csv_header_with_empty_trailing_cells_or_read_from_a_url(tmp_path):
+    """Spreadsheet exports end in empty header cells ('winner,,'): they are no names, not a column named '' twice;
+    a CSV named by URL is read as the table is (the check reopened the path with open())."""
+    from bayeseval.pairwise import read_battles
+
+    path = tmp_path / "b.csv"
+    path.write_text("item,model_a,model_b,winner,,\n1,x,y,model_a,,\n2,y,x,model_b,,\n", encoding="utf-8")
+    assert read_battles(str(path)).outcome.size == 2
+    assert read_battles(path.as_uri()).outcome.size == 2
+    (tmp_path / "twice.csv").write_text("item,model_a,model_b,winner,winner\n1,x,y,model_a,model_b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="the header names column 'winner' 2 times"):
+        read_battles((tmp_path / "twice.csv").as_uri())
+
+
+def test_more_masked_and_missing_inputs():
+    from bayeseval.classification import classification
+    from bayeseval.counts import _check_ids
+    from bayeseval.validate import weights
+
+    with pytest.raises(ValueError, match="w: 1 of its 2 entries are masked"):
+        w = np.ma.masked_array(np.array([0.0, 1.0]), [0, 1])
+        w.flags.writeable = False  # a read-only float64 vector took the fast path whole
+        weights(w)
+    with pytest.raises(ValueError, match="items: 1 of its 3 entries are masked"):
+        classification(["a", "b", "a"], ["a", "a", "b"], items=np.ma.masked_array(["x", "y", "z"], [0, 1, 0]))
+    with pytest.raises(ValueError, match=r"question id 1 \(from 0\) is missing \(None\)"):
+        _check_ids([1, None, 3], 3)  # was "question ids mix types (NoneType, int)"
+
+
+def test_the_headline_never_reads_minus_zero():
+    """A difference of 0 beside a posterior mean of -1e-9 read '+0.0000 (posterior mean -0.0000, ...'."""
+    import dataclasses
+
+    A = np.array([[1, 0], [0, 1], [1, 1], [0, 0]] * 5)
+    c = be.compare(A, A[::-1].copy())
+    head = dataclasses.replace(c, delta=dataclasses.replace(c.delta, mean=-1e-9)).summary().splitlines()[0]
+    assert "A - B = +0.0000 (95% credible interval" in head and "-0.0000" not in head

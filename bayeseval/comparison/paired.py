@@ -362,6 +362,10 @@ class Comparison(Result):
         return rows
 
     def _headline(self) -> str:
+        def signed(x: float) -> str:  # -0.00001 reads +0.0000, not -0.0000
+            text = f"{x:+.4f}"
+            return "+0.0000" if text == "-0.0000" else text
+
         a, b = self.names
         ea, eb = self.estimates[a], self.estimates[b]
         va = ea.value if ea.value is not None else ea.mean
@@ -372,9 +376,8 @@ class Comparison(Result):
             return near_bound(v, 4, *rng)
 
         d = self.delta
-        seen = va - vb  # the two estimates' difference; the posterior's mean is pulled towards 0 (its prior question)
-        what = (f"{d.mean:+.4f} (" if f"{seen:+.4f}" == f"{d.mean:+.4f}" else
-                f"{seen:+.4f} (posterior mean {d.mean:+.4f}, ")
+        seen, mean = signed(va - vb), signed(d.mean)  # the estimates' difference; the mean is pulled towards 0
+        what = f"{mean} (" if seen == mean else f"{seen} (posterior mean {mean}, "
         return (
             f"{self.verdict}. {self.metric}: {a} {shown(ea, va)} vs {b} {shown(eb, vb)}; {a} - {b} = {what}"
             f"{pct(d.level)} credible interval [{d.lo:+.4f}, {d.hi:+.4f}], "

@@ -622,8 +622,8 @@ def _write(text: str, path: Any) -> str:
 def _md_escape(s: str) -> str:
     """A cell of a Markdown table: backslash, pipe, asterisk, backtick, tilde and an underscore at the edge of a
     word escaped, line breaks as spaces (a break ends the row), ``<`` that would open an HTML tag as ``&lt;``
-    (``<0.001`` stays as it is), and the ``(`` of ``[text](url)`` escaped, so a name is never a link (an
-    interval's brackets stay as they are).
+    (``<0.001`` stays as it is), and the ``(`` of ``[text](url)`` escaped, so a name never hides a link behind
+    other text (a bare URL may still be shown as a link, as itself; an interval's brackets stay as they are).
 
     >>> _md_escape("a|b*c\\nd <x> <0.001 _draft_")
     'a\\\\|b\\\\*c d &lt;x> <0.001 \\\\_draft\\\\_'
