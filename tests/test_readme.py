@@ -81,8 +81,10 @@ def test_the_readme_tour_numbers():
     assert f"{est.value:.2f} [{est.lo:.3f}, {est.hi:.3f}]" == "0.49 [0.394, 0.599]"
     assert "est.value, est.lo, est.hi                                # 0.49 [0.394, 0.599]" in README
     c = be.compare(data["gpt-4 CoT"], data["gpt-4 IO"], metric="pass@100", names=("CoT", "IO"))
-    quoted = f"CoT - IO = {c.delta.mean:+.3f} [{c.delta.lo:+.3f}, {c.delta.hi:+.3f}], P(CoT > IO) = {c.p_a_better:.3f}"
-    assert quoted == "CoT - IO = +0.158 [+0.045, +0.273], P(CoT > IO) = 0.996"
+    seen = c.estimates["CoT"].value - c.estimates["IO"].value  # the headline's difference (the posterior's mean 0.158)
+    quoted = f"CoT - IO = {seen:+.3f} [{c.delta.lo:+.3f}, {c.delta.hi:+.3f}], P(CoT > IO) = {c.p_a_better:.3f}"
+    assert quoted == "CoT - IO = +0.160 [+0.045, +0.273], P(CoT > IO) = 0.996"
+    assert f"CoT - IO = +0.1600 (posterior mean {c.delta.mean:+.4f}," in c.summary()
     assert quoted in README
 
 
@@ -674,3 +676,13 @@ def test_unpooled_candidate_numbers_quoted_are_the_benchmark_results():
                          ("real", "median width {:.2f} times, up to {:.2f})")):
         w = [float(r[9].split(" / ")[3]) for r in rows.values() if r[0].startswith("real") == (kind == "real")]
         assert phrase.format(statistics.median(w), max(w)) in flat
+
+
+def test_the_compare_page_quotes_its_first_block():
+    """docs/comparisons.md quotes the headline of its first block (A = CoT, B = IO, pass@1, rope=0.01)."""
+    data = be.load(ROOT / "examples" / "data" / "tot_game24.json")
+    res = be.compare(data["gpt-4 CoT"], data["gpt-4 IO"], metric="pass@1", rope=0.01)
+    head = res.summary().splitlines()[0]
+    d = res.delta
+    quoted = (f"A - B = -0.0331 (posterior mean {d.mean:+.4f}, 95% credible interval [{d.lo:+.4f}, {d.hi:+.4f}]")
+    assert quoted in head and quoted in page("comparisons.md")
