@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["loads", "too_deep"]
+__all__ = ["loads", "too_deep", "dumps_text"]
 
 
 def too_deep(where: str, expected: str) -> ValueError:
@@ -34,3 +34,19 @@ def loads(text: str | bytes, where: str, expected: str, **options: Any) -> Any:
         return json.loads(text, **options)
     except RecursionError:
         raise too_deep(where, expected) from None
+
+
+def dumps_text(doc: Any, **options: Any) -> str:
+    r"""``json.dumps(doc, ensure_ascii=False, **options)`` (readable UTF-8) where that text can be written as UTF-8;
+    a lone surrogate in a string (a model's answer cut inside an emoji) cannot, so then every non-ASCII character is
+    escaped (``\ud83d``: lossless, read back by any JSON reader) instead of failing the write.
+
+    >>> dumps_text({"a": "é"}), dumps_text({"a": "\ud83d"})
+    ('{"a": "é"}', '{"a": "\\ud83d"}')
+    """
+    text = json.dumps(doc, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(doc, ensure_ascii=True, **options)
+    return text

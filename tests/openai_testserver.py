@@ -233,7 +233,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
         def event(doc) -> bytes:
-            return b"data: " + json.dumps(doc).encode() + b"\n\n"
+            return b"data: " + json.dumps(doc, ensure_ascii=not owner.raw_unicode).encode() + b"\n\n"
 
         base = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "model": body.get("model")}
         self._chunk(event({**base, "choices": [{"index": i, "delta": {"role": "assistant", "content": ""}}
@@ -276,8 +276,9 @@ class OpenAITestServer:
     def __init__(self, *, model: str = "test-model", faults=None, max_choices: int | None = None, hang: float = 3.0,
                  retry_after: float | str = 0, answer_fn=None, api_key: str | None = None, list_models: bool = True,
                  chunk_delay: float = 0.0, delay: float = 0.0, trickle: float = 0.3, trickle_for: float = 5.0,
-                 models_fault: str | None = None):
+                 models_fault: str | None = None, raw_unicode: bool = False):
         self.model = model
+        self.raw_unicode = raw_unicode  # streamed JSON with U+2028 and the like unescaped, as vLLM and llama.cpp send
         self.faults = faults or {}
         self.max_choices = max_choices
         self.hang = hang

@@ -224,6 +224,44 @@ def test_retry_after_is_honoured(tmp_path):
     assert res.failures == 0 and 1.0 <= took < 5          # the backoff alone would have waited ~5 ms
 
 
+def test_a_stream_with_unicode_line_separators_in_its_json_is_read_whole(tmp_path):
+    """vLLM and llama.cpp send U+2028, U+2029 and U+0085 unescaped inside JSON strings (valid JSON); httpx's line
+    reader split the SSE lines there, so the chunk read as malformed, was retried and the sample ended as a failure,
+    depending on what the model wrote. Streamed and not, the same answers now score the same."""
+    from openai_testserver import default_answer
+
+    data = write_dataset(tmp_path / "d.jsonl", N=6)
+
+    def answer(prompt, k):
+        return default_answer(prompt, k).replace(" ", "\u2028", 1) + "\u2029\u0085"
+
+    got = {}
+    for stream in (False, True):
+        with OpenAITestServer(answer_fn=answer, raw_unicode=True) as srv:
+            got[stream] = run(data, base_url=srv.base_url, n=3, stream=stream, scorer="numeric", retries=0,
+                              out=tmp_path / f"out{stream}", **FAST)
+    assert got[True].failures == got[False].failures == 0
+    np.testing.assert_array_equal(got[True].matrix, got[False].matrix)
+    lines = (tmp_path / "outTrue" / "samples.jsonl").read_text(encoding="utf-8").split("\n")[:-1]  # not splitlines
+    recs = [json.loads(x) for x in lines]
+    assert len(recs) == 18 and all(r["attempts"] == 1 and "\u2029\u0085" in r["text"] for r in recs)
+
+
+def test_an_answer_with_a_lone_surrogate_is_recorded(tmp_path):
+    """An answer holding a lone surrogate ("\\ud83d": a stream cut inside an emoji) made the write to samples.jsonl
+    fail with UnicodeEncodeError: the run stopped, named nothing, and every resume failed the same way. It is now
+    written escaped (lossless) and scored."""
+    from openai_testserver import default_answer
+
+    data = write_dataset(tmp_path / "d.jsonl", N=3)
+    with OpenAITestServer(answer_fn=lambda p, k: default_answer(p, k) + " \ud83d") as srv:
+        res = run(data, base_url=srv.base_url, n=2, stream=False, scorer="numeric", retries=0, out=tmp_path / "out",
+                  **FAST)
+    assert res.failures == 0 and res.matrix.shape == (3, 2)
+    recs = [json.loads(x) for x in (tmp_path / "out" / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(recs) == 6 and all(r["text"].endswith(" \ud83d") for r in recs)
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_server_trickling_bytes_is_cut_off_by_the_request_deadline(tmp_path, stream):
     # keep-alive comments (streaming) or one body byte (not) every 0.3 s: no read ever waits 1 s

@@ -44,6 +44,7 @@ import asyncio
 import email.utils
 import json
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,6 +153,38 @@ def _retry_after(value: str | None) -> float | None:
 def _one_line(text: str, size: int = 200) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= size else text[:size] + "..."
+
+
+#: an SSE line ends at CRLF, LF or CR, and nowhere else (the text of a JSON string may hold U+2028, U+2029, U+0085)
+_EOL = re.compile(r"\r\n|\n|\r")
+
+
+async def sse_lines(texts):
+    r"""The lines of a server-sent event stream from its decoded text chunks, split only where the SSE format ends a
+    line (CRLF, LF, CR).  httpx's line reader also splits at U+2028, U+2029 and U+0085, which servers send unescaped
+    inside JSON strings: the chunk was cut in two, read as malformed, retried, and the sample lost, depending on
+    what the model wrote.
+
+    >>> async def chunks():
+    ...     for t in ['data: {"a": "x\u2028y"}\r', '\ndata: [DONE]', '\n']:
+    ...         yield t
+    >>> async def read():
+    ...     return [line async for line in sse_lines(chunks())]
+    >>> asyncio.run(read())
+    ['data: {"a": "x\u2028y"}', 'data: [DONE]']
+    """
+    buf = ""
+    async for text in texts:
+        buf += text
+        start = 0
+        for m in _EOL.finditer(buf):
+            if m.group() == "\r" and m.end() == len(buf):  # perhaps the first half of a CRLF split across chunks
+                break
+            yield buf[start:m.start()]
+            start = m.end()
+        buf = buf[start:]
+    if buf:
+        yield buf[:-1] if buf.endswith("\r") else buf
 
 
 def _status_error(status: int, body: str, headers, url: str) -> RequestError:
@@ -295,7 +328,7 @@ class ChatClient:
                     body = (await r.aread()).decode("utf-8", "replace")
                     raise _status_error(r.status_code, body, r.headers, o.url)
                 acc = _Stream()
-                async for line in r.aiter_lines():
+                async for line in sse_lines(r.aiter_text()):
                     acc.feed(line)
                     if acc.done:
                         break

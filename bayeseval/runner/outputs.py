@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import warnings
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 
+from .._json import dumps_text
 from .._text import pct
 from .store import default_abbr, write_run
 
@@ -214,7 +214,7 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
                     "success": r.get("error") is None}
             if r.get("error") is not None:
                 line["error"] = r["error"]
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            fh.write(dumps_text(line) + "\n")
     details: list | dict
     if n == 1:
         details = {}
@@ -232,7 +232,7 @@ def write_outputs(result, ds, complete, records: dict, scorer, config: dict, doc
             details.append({"example_abbr": f"{ds.name}_{q.index}", "pred": preds, "answer": [q.answer] * n,
                             "correct": [bool(v > 0.5) for v in row]})
     res = folder / "results" / abbr / f"{ds.name}.json"
-    res.write_text(json.dumps({**numbers, "details": details}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    res.write_text(dumps_text({**numbers, "details": details}, indent=1) + "\n", encoding="utf-8")
     # (c) the summary: AISBench's rows, bayeseval's estimate beside them
     names = list(numbers)
     ests, notes = _estimates(result, binary, names, scope, level)

@@ -40,6 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .._json import dumps_text
+
 __all__ = ["SampleStore", "RunLock", "FolderInUse", "check_config", "read_run", "write_run", "default_abbr",
            "CONFIG_KEYS", "RUN_FORMAT", "LOCK_NAME"]
 
@@ -215,6 +217,6 @@ class SampleStore:
         old = self.records.get(key)
         if old is not None and old.get("error") is None:   # pragma: no cover - the runner never asks twice
             raise RuntimeError(f"question {rec['question']!r} sample {rec['sample']} is already recorded")
-        self._fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self._fh.write(dumps_text(rec) + "\n")  # a lone surrogate in an answer is escaped, not a failed write
         self._fh.flush()
         self.records[key] = rec
