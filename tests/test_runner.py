@@ -430,8 +430,8 @@ def test_report_folder_is_read_back_by_bayesevals_aisbench_reader(tmp_path):
     assert np.array_equal(s.matrix("test-model"), res.matrix[res.order])
     # a run folder with no outcome file yet was read as its AISBench work dir without a word
     (out / "outcomes.json").unlink()
-    with pytest.raises(ValueError, match=r"a bayeseval run folder with no outcome file yet .* format='aisbench' "
-                                         r"\(CLI --input-format aisbench\)"):
+    with pytest.raises(ValueError, match=r"a bayeseval run folder with no outcome file .* run the same bayeseval run "
+                                         r"command .* format='aisbench' \(CLI --input-format aisbench\)"):
         be.load(out)
     assert np.array_equal(be.load(out, format="aisbench").matrix(res.abbr), res.matrix)
     # the summary: AISBench numbers with bayeseval's interval beside them
@@ -823,3 +823,33 @@ def test_a_folder_names_the_model_by_its_abbr_and_keeps_one_outcome_file(tmp_pat
             be.load(tmp_path / "a")
         run(data, base_url=srv.base_url, n=2, scorer="numeric", out=tmp_path / "a", **FAST)  # resumed: rewrites
     assert not (tmp_path / "a" / "outcomes.csv").exists() and be.load(tmp_path / "a").run("test-model").M == 6
+
+
+def test_an_interrupted_session_leaves_no_stale_outcome_file(tmp_path, monkeypatch):
+    """outcomes.json is written when a session ends: a finished run of 2 questions, resumed for 8 and killed, kept the
+    2-question file beside 8 questions of samples, and report / load read it as the whole run without a word. A
+    session that has samples to ask for now removes the old file first; the next session writes it whole."""
+    from collections import deque
+
+    import bayeseval.runner.engine as engine
+
+    data = write_dataset(tmp_path / "d.jsonl", N=8)
+    out = tmp_path / "out"
+    with OpenAITestServer() as srv:
+        run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=2, **FAST)
+        assert be.load(out).matrix("test-model").shape == (2, 2)
+        real = engine._execute
+
+        async def interrupted(session, client, jobs, concurrency):
+            await real(session, client, deque([jobs.popleft()]), concurrency)  # one more question, then stop
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(engine, "_execute", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=8, **FAST)
+        assert not (out / "outcomes.json").exists()
+        with pytest.raises(ValueError, match="an interrupted session leaves none"):
+            be.load(out)
+        monkeypatch.setattr(engine, "_execute", real)
+        res = run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=8, **FAST)
+    assert res.resumed == 6 and be.load(out).matrix("test-model").shape == (8, 2)

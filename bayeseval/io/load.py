@@ -249,9 +249,13 @@ def _load_one(path: Path, fmt: str, columns: dict, options: dict) -> OutcomeSet:
     if fmt == "auto" and path.is_dir() and (path / "run.json").is_file():
         own = _run_outcomes(path)  # a `bayeseval run` folder: its own outcome file, not the AISBench work dir beside it
         if own is None:
-            raise ValueError(f"{path}: a bayeseval run folder with no outcome file yet (outcomes.json or outcomes.csv "
-                             "is written once a question is complete); its AISBench work dir, which counts a failed "
-                             "sample as wrong, is read with format='aisbench' (CLI --input-format aisbench)")
+            work_dir = (path / "predictions").is_dir()
+            raise ValueError(f"{path}: a bayeseval run folder with no outcome file (outcomes.json or outcomes.csv is "
+                             "written when a run session ends, so an interrupted session leaves none): run the same "
+                             "bayeseval run command on this folder again; it asks only for the samples still missing "
+                             "(none: it does not query the server) and writes the file"
+                             + ("; its AISBench work dir, which counts a failed sample as wrong, is read with "
+                                "format='aisbench' (CLI --input-format aisbench)" if work_dir else ""))
         if columns:
             raise ValueError(f"{path}: column names ({', '.join(f'{k}={v!r}' for k, v in columns.items())}) apply "
                              "to tables; this is a bayeseval run folder, read from its outcome file: leave them out")
