@@ -853,3 +853,15 @@ def test_an_interrupted_session_leaves_no_stale_outcome_file(tmp_path, monkeypat
         monkeypatch.setattr(engine, "_execute", real)
         res = run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=8, **FAST)
     assert res.resumed == 6 and be.load(out).matrix("test-model").shape == (8, 2)
+
+
+def test_numbers_beyond_a_float_are_not_equal_as_infinities():
+    """999...9 and 888...8 (400 digits) both read as inf and scored equal; the AISBench results got a bare Infinity."""
+    from bayeseval.runner.scoring import make_scorer
+
+    numeric, regex = make_scorer("numeric"), make_scorer(r"regex:answer is (\S+)")
+    assert numeric("The answer is " + "9" * 400, "42") == 0.0 and numeric("#### 42", "42") == 1.0
+    assert regex("answer is " + "9" * 400, "8" * 400) == 0.0 and regex("answer is " + "9" * 400, "9" * 400) == 1.0
+    assert numeric.extract("so " + "9" * 400) is None
+    with pytest.raises(ValueError, match=r"holds no number \(--scorer numeric needs one, within a float's range"):
+        numeric.check_gold("8" * 400, "line 1")

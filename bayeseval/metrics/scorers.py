@@ -81,9 +81,18 @@ def token_f1(prediction: str, references: Any) -> float:
 
 
 def extract_number(text: Any) -> float | None:
-    """The answer number of ``text`` (after the last ``####``, else the last number), or None."""
+    """The answer number of ``text`` (after the last ``####``, else the last number), or None; None too for a number
+    beyond a float's range (as infinities, 10**400 and 9 * 10**400 compared equal).
+
+    >>> extract_number("so 1,024"), extract_number("9" * 400), extract_number(10**400)
+    (1024.0, None, None)
+    """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text) if math.isfinite(text) else None
+        try:
+            value = float(text)
+        except OverflowError:  # an int beyond a float's range
+            return None
+        return value if math.isfinite(value) else None
     if not isinstance(text, str):
         raise TypeError(f"an answer must be text or a number, got {type(text).__name__}: {text!r}")
     tail = text.rsplit("####", 1)[1] if "####" in text else text
@@ -92,9 +101,10 @@ def extract_number(text: Any) -> float | None:
         return None
     raw = (found[0] if "####" in text else found[-1]).replace("$", "").replace(",", "").replace(" ", "")
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:  # pragma: no cover - the pattern only matches numbers
         return None
+    return value if math.isfinite(value) else None
 
 
 def numeric_match(prediction: Any, reference: Any, rel_tol: float = 1e-9) -> float:

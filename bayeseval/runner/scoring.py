@@ -110,9 +110,10 @@ def _plain_number(text: str) -> float | None:
     if not _PLAIN_NUMBER.match(text):
         return None
     try:
-        return float(text.strip().rstrip("%").replace("$", "").replace(",", "").replace(" ", ""))
+        value = float(text.strip().rstrip("%").replace("$", "").replace(",", "").replace(" ", ""))
     except ValueError:  # pragma: no cover - the pattern only matches numbers
         return None
+    return value if math.isfinite(value) else None  # beyond a float's range: compared as text only
 
 
 def _numeric(completion: str, gold: Any) -> float:
@@ -224,7 +225,8 @@ class Scorer:
         """Refuse a gold answer this scorer cannot use (``where`` names the dataset line)."""
         if self.spec == "numeric" and all(final_number(g) is None for g in _gold_list(gold)
                                           if isinstance(g, (str, int, float)) and not isinstance(g, bool)):
-            raise ValueError(f"{where}: answer {gold!r} holds no number (--scorer numeric needs one)")
+            raise ValueError(f"{where}: answer {gold!r:.80} holds no number (--scorer numeric needs one, within a "
+                             "float's range, about 1.8e308; compare longer numbers as text: --scorer exact)")
 
 
 def make_scorer(spec: str) -> Scorer:
