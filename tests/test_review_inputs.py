@@ -360,3 +360,24 @@ def test_the_headline_never_reads_minus_zero():
     c = be.compare(A, A[::-1].copy())
     head = dataclasses.replace(c, delta=dataclasses.replace(c.delta, mean=-1e-9)).summary().splitlines()[0]
     assert "A - B = +0.0000 (95% credible interval" in head and "-0.0000" not in head
+
+
+def test_an_unfinished_inspect_log_counts_the_samples_that_never_ran(tmp_path):
+    """A log with status 'started', 4 sample ids x 3 epochs and 2 samples written warned '1 of 3 trials missing'
+    (counted among the samples present): 10 of 12 are missing, and 3 of the 4 samples never ran."""
+    import json
+    import warnings
+    from pathlib import Path
+
+    src = next((Path(__file__).parent / "data" / "inspect").glob("*.json"))
+    doc = json.loads(src.read_text(encoding="utf-8"))
+    doc["status"], doc["samples"] = "started", doc["samples"][:2]  # sample 1, epochs 1 and 2
+    doc.pop("results", None)
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        data = be.load(path)
+    text = " ".join(str(w.message) for w in seen) + " ".join(data.warnings if hasattr(data, "warnings") else [])
+    assert "10 of 12 trials missing (3 of its 4 samples never ran, e.g. [2, 3, 4]" in text
+    assert data.matrix(data.models[0]).shape == (1, 3)

@@ -219,7 +219,12 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         notes.append(f"{missing} of {raw.size} (sample, epoch) trials have no {scorer!r} score "
                      f"({errors} samples with an error)")
     if status not in (None, "success"):
-        msg = f"{where}: status {status!r}: the eval did not finish cleanly; {missing} of {raw.size} trials missing"
+        planned = list(dict.fromkeys(order)) if isinstance(order, list) else ids
+        unrun = [i for i in planned if i not in pos]  # the samples the log lists that never ran: no row here
+        msg = (f"{where}: status {status!r}: the eval did not finish cleanly; {missing + len(unrun) * epochs} of "
+               f"{len(planned) * epochs} trials missing" + (f" ({len(unrun)} of its {len(planned)} samples never ran, "
+                                                            f"e.g. {unrun[:3]}; they are not among the questions "
+                                                            "here)" if unrun else ""))
         notes.append(msg)
         set_warnings.append(msg)
     scored = ~np.isnan(raw).all(axis=1)
