@@ -381,3 +381,28 @@ def test_an_unfinished_inspect_log_counts_the_samples_that_never_ran(tmp_path):
     text = " ".join(str(w.message) for w in seen) + " ".join(data.warnings if hasattr(data, "warnings") else [])
     assert "10 of 12 trials missing (3 of its 4 samples never ran, e.g. [2, 3, 4]" in text
     assert data.matrix(data.models[0]).shape == (1, 3)
+
+
+@pytest.mark.parametrize("keep", ["cut", "empty"])
+def test_a_short_aisbench_predictions_file_is_called_short(tmp_path, keep):
+    """Lines absent from the predictions file (cut short) were described as failed requests 'counted as incorrect
+    here too', while the outcomes come whole from the results file's details; an empty file had no warning."""
+    import shutil
+    import warnings
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "service" / "aisbench_work" / "20260326_151326"
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    whole = be.load(work, format="aisbench")
+    pred = next(work.rglob("predictions/*/*.jsonl"))
+    lines = pred.read_text(encoding="utf-8").splitlines(keepends=True)
+    pred.write_text("".join(lines[:-3]) if keep == "cut" else "", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        short = be.load(work, format="aisbench")
+    text = " ".join(short.warnings)
+    assert "prediction lines" in text and "the file looks cut short or partial" in text
+    assert "count as incorrect here too" not in text
+    name = whole.models[0]
+    np.testing.assert_array_equal(short.matrix(name), whole.matrix(name))  # the details hold every replica

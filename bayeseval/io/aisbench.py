@@ -113,14 +113,16 @@ def _read_predictions(path: Path, where: str) -> list[dict]:
     return out
 
 
-def _gold_and_counts(preds: list[dict] | None, where: str) -> tuple[dict | None, dict]:
-    """Per-id gold (None when the records carry none) and per-id count of successful lines."""
+def _gold_and_counts(preds: list[dict] | None, where: str) -> tuple[dict | None, dict, dict]:
+    """Per-id gold (None when the records carry none), per-id count of successful lines, and of all lines."""
     if not preds:
-        return None, {}
+        return None, {}, {}
     gold: dict = {}
     counts: dict = {}
+    lines: dict = {}
     for rec in preds:
         qid = rec["id"]
+        lines[qid] = lines.get(qid, 0) + 1
         if rec.get("success", True) is not False:
             counts[qid] = counts.get(qid, 0) + 1
         if "gold" in rec:
@@ -128,7 +130,7 @@ def _gold_and_counts(preds: list[dict] | None, where: str) -> tuple[dict | None,
                 raise ValueError(f"{where}: id {qid}: gold: replicas disagree ({show(gold[qid])} vs "
                                  f"{show(rec['gold'])})")
             gold[qid] = rec["gold"]
-    return (gold or None), counts
+    return (gold or None), counts, lines
 
 
 # ----------------------------------------------------------------------------- grouping
@@ -236,7 +238,7 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         predictions_for_gold = None
     else:
         predictions_for_gold = predictions
-    gold, counts = _gold_and_counts(predictions_for_gold, predictions_where)
+    gold, counts, lines = _gold_and_counts(predictions_for_gold, predictions_where)
     decided, evidence = _decide(refs, ids, n, gold)
     if n == 1 or N == 1:                         # one replica or one question: nothing to regroup
         do = False
@@ -270,10 +272,20 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         msg = _regroup_message(where, n, N, evidence if regroup == "auto" else "regroup=True", reported, recomputed)
         warnings.warn(msg, AISBenchGroupingWarning, stacklevel=user_stacklevel())
         set_warnings.append(msg)
-    short = [q for q in qids if counts and counts.get(q, 0) < n]
-    if short:
-        q = short[0]
-        msg = (f"{predictions_where}: {len(short)} question(s) have fewer than n={n} successful prediction lines "
+    absent = [q for q in qids if lines and lines.get(q, 0) < n]  # lines that are not there at all
+    failed = [q for q in qids if counts and lines.get(q, 0) >= n and counts.get(q, 0) < n]
+    if predictions is not None and not predictions:
+        absent = list(qids)
+    if absent:
+        q = absent[0]
+        msg = (f"{predictions_where}: {len(absent)} question(s) have fewer than n={n} prediction lines (e.g. id {q}: "
+               f"{lines.get(q, 0)}): the file looks cut short or partial; the outcomes here come from the results "
+               "file's details, which hold every replica")
+        set_warnings.append(msg)
+        notes.append(msg)
+    if failed:
+        q = failed[0]
+        msg = (f"{predictions_where}: {len(failed)} question(s) have fewer than n={n} successful prediction lines "
                f"(e.g. id {q}: {counts.get(q, 0)}); AISBench scores failed requests as wrong answers, so those "
                "replicas count as incorrect here too")
         set_warnings.append(msg)
