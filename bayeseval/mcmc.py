@@ -214,11 +214,15 @@ class CrossCheck(_Table):
 
     @property
     def passed(self) -> bool:
-        return all(r["passed"] for r in self.rows)
+        """Every metric agrees (means within 4 MCSE, sds within 10%) and the chains mixed (no R-hat, ESS or
+        divergence warning): agreement from chains that did not mix is no check."""
+        return all(r["passed"] for r in self.rows) and not self.problems
 
     def summary(self) -> str:
+        why = " (the chains did not mix: see the warnings below)" if self.problems and all(
+            r["passed"] for r in self.rows) else ""
         head = (f"MCMC cross-check ({self.sampler}, {self.chains} chains x {self.draws} draws; benchmark scope): "
-                f"{'PASS' if self.passed else 'FAIL'} (means within 4 MCSE, sds within 10%)")
+                f"{'PASS' if self.passed else 'FAIL'} (means within 4 MCSE, sds within 10%){why}")
         diag = "".join(f"\nwarning: {p}" for p in self.problems)
         return head + "\n\n" + text_table(*self._table()) + diag
 

@@ -406,3 +406,16 @@ def test_a_short_aisbench_predictions_file_is_called_short(tmp_path, keep):
     assert "count as incorrect here too" not in text
     name = whole.models[0]
     np.testing.assert_array_equal(short.matrix(name), whole.matrix(name))  # the details hold every replica
+
+
+def test_an_mcmc_crosscheck_from_chains_that_did_not_mix_does_not_pass():
+    """crosscheck(...).passed was True beside an R-hat warning: a CI gate on it accepted chains that did not mix."""
+    from bayeseval.mcmc import CrossCheck
+
+    row = {"metric": "avg", "closed_mean": 0.5, "closed_sd": 0.1, "mcmc_mean": 0.5, "mcmc_sd": 0.1, "z": 0.0,
+           "sd_ratio": 1.0, "rhat": 1.2, "ess_bulk": 50.0, "ess_tail": 50.0, "divergences": 0, "passed": True,
+           "status": "pass"}
+    mixed = CrossCheck([row], None, "pymc", 100, 2, [])
+    stuck = CrossCheck([row], None, "pymc", 100, 2, ["R-hat 1.200 > 1.01 for p"])
+    assert mixed.passed and not stuck.passed and stuck.to_dict()["passed"] is False
+    assert "FAIL (means within 4 MCSE, sds within 10%) (the chains did not mix" in stuck.summary()
