@@ -844,6 +844,13 @@ def test_an_interrupted_session_leaves_no_stale_outcome_file(tmp_path, monkeypat
             await real(session, client, deque([jobs.popleft()]), concurrency)  # one more question, then stop
             raise KeyboardInterrupt
 
+        async def refused(session, client, jobs, concurrency):
+            raise KeyboardInterrupt  # before any new sample: the old file still describes every sample
+
+        monkeypatch.setattr(engine, "_execute", refused)
+        with pytest.raises(KeyboardInterrupt):
+            run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=8, **FAST)
+        assert be.load(out).matrix("test-model").shape == (2, 2)
         monkeypatch.setattr(engine, "_execute", interrupted)
         with pytest.raises(KeyboardInterrupt):
             run(data, base_url=srv.base_url, n=2, scorer="numeric", out=out, limit=8, **FAST)

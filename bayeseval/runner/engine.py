@@ -435,9 +435,10 @@ async def _go_locked(p: dict) -> RunResult:
     session.advance()
     session.ask_stop()
     session.progress = _Progress(missing_total, p["progress"])
-    if jobs:  # the outcome file is written when the session ends; an interrupted one must not leave the old file
-        for old in ("outcomes.json", "outcomes.csv"):  # beside newer samples, read as if it were the whole run
-            (folder / old).unlink(missing_ok=True)
+    # the outcome file is written when the session ends: an interrupted one must not leave the old file beside newer
+    # samples, read as if it were the whole run; it goes with the first new sample (a session that records nothing,
+    # the server down, keeps it)
+    store.stale = [folder / "outcomes.json", folder / "outcomes.csv"]
     store.open()
     try:
         if jobs:

@@ -161,6 +161,7 @@ class SampleStore:
         self.repaired = False
         self.duplicates = 0      # identical repeated records dropped by the last load
         self._fh = None
+        self.stale: list[Path] = []  # files that no longer describe the run once a new record is written
 
     def load(self, n: int) -> dict[tuple[str, int], dict]:
         """Read the finished samples back (cutting off a half-written last line)."""
@@ -217,6 +218,9 @@ class SampleStore:
         old = self.records.get(key)
         if old is not None and old.get("error") is None:   # pragma: no cover - the runner never asks twice
             raise RuntimeError(f"question {rec['question']!r} sample {rec['sample']} is already recorded")
+        for path in self.stale:
+            path.unlink(missing_ok=True)
+        self.stale = []
         self._fh.write(dumps_text(rec) + "\n")  # a lone surrogate in an answer is escaped, not a failed write
         self._fh.flush()
         self.records[key] = rec
