@@ -219,7 +219,7 @@ def parse_inspect_log(header: Any, samples: Iterable[tuple[str, Any]] | None = N
         notes.append(f"{missing} of {raw.size} (sample, epoch) trials have no {scorer!r} score "
                      f"({errors} samples with an error)")
     if status not in (None, "success"):
-        planned = list(dict.fromkeys(order)) if isinstance(order, list) else ids
+        planned = list(dict.fromkeys((order if isinstance(order, list) else []) + ids))  # listed, and any scored
         unrun = [i for i in planned if i not in pos]  # the samples the log lists that never ran: no row here
         msg = (f"{where}: status {status!r}: the eval did not finish cleanly; {missing + len(unrun) * epochs} of "
                f"{len(planned) * epochs} trials missing" + (f" ({len(unrun)} of its {len(planned)} samples never ran, "
