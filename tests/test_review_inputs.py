@@ -419,3 +419,25 @@ def test_an_mcmc_crosscheck_from_chains_that_did_not_mix_does_not_pass():
     stuck = CrossCheck([row], None, "pymc", 100, 2, ["R-hat 1.200 > 1.01 for p"])
     assert mixed.passed and not stuck.passed and stuck.to_dict()["passed"] is False
     assert "FAIL (means within 4 MCSE, sds within 10%) (the chains did not mix" in stuck.summary()
+
+
+def test_a_cut_lm_eval_samples_file_is_caught_by_its_document_count(tmp_path):
+    """A samples file cut at a line boundary (2 of gsm8k's 4 documents) went unnoticed when the kept documents' mean
+    happened to equal the reported one; the results file's n-samples.gsm8k.effective says 4."""
+    import json
+    import shutil
+    import warnings
+    from pathlib import Path
+
+    src = Path(__file__).parent / "data" / "lm_eval" / "basic" / "EleutherAI__pythia-160m"
+    folder = tmp_path / "EleutherAI__pythia-160m"
+    shutil.copytree(src, folder)
+    assert not be.load(folder).warnings
+    samples = next(folder.glob("samples_gsm8k_*.jsonl"))
+    kept = [x for x in samples.read_text(encoding="utf-8").splitlines() if json.loads(x)["doc_id"] < 2]
+    samples.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cut = be.load(folder)
+    assert any("2 documents with filter" in w and "counts 4 (n-samples.gsm8k.effective): the samples file looks cut "
+               "short or partial" in w for w in cut.warnings)

@@ -209,6 +209,14 @@ def parse_lm_eval_samples(records: Iterable[tuple[int, Any]], *, task: str, mode
         # one value per document: lm-eval's number for this metric and filter is their mean
         mismatch = reported_mismatch(where, "lm-eval", reported, {f"{metric},{chosen}": float(raw.mean())},
                                      tolerance=5e-5, digits=4)
+    counted = results.get("n-samples", {}).get(task, {}) if isinstance(results, dict) and \
+        isinstance(results.get("n-samples"), dict) else {}
+    effective = counted.get("effective") if isinstance(counted, dict) else None
+    if isinstance(effective, int) and not isinstance(effective, bool) and effective != len(per_doc):
+        # a samples file cut at a line boundary is caught by the mean only where the mean happens to move
+        mismatch.append(f"{where}: {len(per_doc)} documents with filter {chosen!r}, but the results file counts "
+                        f"{effective} (n-samples.{task}.effective): the samples file looks "
+                        + ("cut short or partial" if len(per_doc) < effective else "to hold documents of another run"))
     run_meta = {"tool": "lm-eval", "files": [where], "task": task, "metric": metric, "metrics": names,
                 "filter": chosen, "filters": filters, "repeats": repeats, "notes": notes + mismatch, **run_meta,
                 **(meta or {})}
