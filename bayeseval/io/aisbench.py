@@ -272,24 +272,19 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         msg = _regroup_message(where, n, N, evidence if regroup == "auto" else "regroup=True", reported, recomputed)
         warnings.warn(msg, AISBenchGroupingWarning, stacklevel=user_stacklevel())
         set_warnings.append(msg)
-    absent = [q for q in qids if lines and lines.get(q, 0) < n]  # lines that are not there at all
-    failed = [q for q in qids if counts and lines.get(q, 0) >= n and counts.get(q, 0) < n]
-    if predictions is not None and not predictions:
-        absent = list(qids)
-    if absent:
-        q = absent[0]
-        msg = (f"{predictions_where}: {len(absent)} question(s) have fewer than n={n} prediction lines (e.g. id {q}: "
-               f"{lines.get(q, 0)}): the file looks cut short or partial; the outcomes here come from the results "
-               "file's details, which hold every replica")
-        set_warnings.append(msg)
-        notes.append(msg)
-    if failed:
-        q = failed[0]
-        msg = (f"{predictions_where}: {len(failed)} question(s) have fewer than n={n} successful prediction lines "
-               f"(e.g. id {q}: {counts.get(q, 0)}); AISBench scores failed requests as wrong answers, so those "
-               "replicas count as incorrect here too")
-        set_warnings.append(msg)
-        notes.append(msg)
+    checked = predictions_for_gold is not None  # a predictions file keyed by id (an empty one too)
+    absent = [q for q in qids if checked and lines.get(q, 0) < n]  # lines that are not there at all
+    failed = [q for q in qids if checked and lines.get(q, 0) >= n and counts.get(q, 0) < n]
+    for short, seen, what, why in (
+            (absent, lines, "prediction lines", ": the file looks cut short or partial; the outcomes here come from "
+             "the results file's details, which hold every replica"),
+            (failed, counts, "successful prediction lines", "; AISBench scores failed requests as wrong answers, so "
+             "those replicas count as incorrect here too")):
+        if short:
+            msg = (f"{predictions_where}: {len(short)} question(s) have fewer than n={n} {what} (e.g. id {short[0]}: "
+                   f"{seen.get(short[0], 0)}){why}")
+            set_warnings.append(msg)
+            notes.append(msg)
     run_meta = {"tool": "aisbench", "files": [where] + ([predictions_where] if predictions is not None else []),
                 "n": n, "grouping": "regrouped" if do else "aisbench", "grouping_evidence": evidence,
                 "recomputed": recomputed, "notes": notes}
