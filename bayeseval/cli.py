@@ -200,6 +200,11 @@ def _metric_label(metric: str, args) -> str:
     return m.label if isinstance(m, MetricSpec) else parse(m, **params).label
 
 
+def _labelled(result, metric: str, args):
+    """A comparison or ranking named as :func:`_metric_label` names its metric (avg@n with --threshold)."""
+    return dataclasses.replace(result, metric=_metric_label(metric, args))
+
+
 def _thresholded_labels(ev, metrics: list, args):
     """avg@n's rows named with --threshold (``avg@n (threshold=7)``): the library counts the runs binarised at
     load, and cannot label them so itself (its avg@n reads threshold= as its own parameter on [0, 1])."""
@@ -359,11 +364,10 @@ def _html_report(args, ev, data, metric: str) -> None:
         said: list = []  # the ranking's interval method, said only where a ranking is shown
         try:
             named, params = _metric_kw(metric, args)
-            rankings[d] = dataclasses.replace(
-                compare_all({r.model: r.counts(str_ids) for r in binary}, metric=named, scope=args.scope,
-                            interval=plots.posterior_interval(args.interval, said, "the ranking"), level=args.level,
-                            seed=args.seed, resamples=args.resamples, **_prior_kw(args), **params),
-                metric=_metric_label(metric, args))  # avg@n named with --threshold, as the estimates' rows
+            rankings[d] = _labelled(compare_all({r.model: r.counts(str_ids) for r in binary}, metric=named,
+                                                scope=args.scope, level=args.level, seed=args.seed,
+                                                interval=plots.posterior_interval(args.interval, said, "the ranking"),
+                                                resamples=args.resamples, **_prior_kw(args), **params), metric, args)
         except (ValueError, TypeError) as exc:  # e.g. the models did not answer the same questions
             notes.append(f"no ranking{' of ' + str(d) if several else ''} on {metric}: {exc}")
         else:
@@ -422,10 +426,9 @@ def _baseline_comparisons(data, args, metric: str):
                          "other model with 0/1 outcomes")
     base = next(r for r in binary if r.model == args.baseline)
     named, params = _metric_kw(metric, args)
-    label = _metric_label(metric, args)  # avg@n of runs binarised at load, named with --threshold as its rows are
-    return [dataclasses.replace(compare(r.counts(str_ids), base.counts(str_ids), metric=named, scope=args.scope,
-                                        level=args.level, seed=args.seed, resamples=args.resamples,
-                                        names=(r.model, base.model), **_prior_kw(args), **params), metric=label)
+    return [_labelled(compare(r.counts(str_ids), base.counts(str_ids), metric=named, scope=args.scope,
+                              level=args.level, seed=args.seed, resamples=args.resamples, names=(r.model, base.model),
+                              **_prior_kw(args), **params), metric, args)
             for r in _progress(binary, args, "comparing") if r is not base]
 
 
@@ -448,10 +451,9 @@ def _ranking(data, args, metric: str):
         raise UsageError("ranking needs at least two models with 0/1 outcomes or scores (--scores LO,HI)")
     models = {r.model: r.counts(str_ids) for r in binary}
     named, params = _metric_kw(metric, args)
-    return dataclasses.replace(compare_all(models, metric=named, scope=args.scope, level=args.level, seed=args.seed,
-                                           resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
-                                           shrink=getattr(args, "shrink", False), **params),
-                               metric=_metric_label(metric, args))
+    return _labelled(compare_all(models, metric=named, scope=args.scope, level=args.level, seed=args.seed,
+                                 resamples=args.resamples, pairs=getattr(args, "pairs", "adjacent"),
+                                 shrink=getattr(args, "shrink", False), **params), metric, args)
 
 
 # --------------------------------------------------------------------------- compare
