@@ -126,6 +126,24 @@ def label_text(v: Any) -> str:
     return str(v).strip()
 
 
+def unique_header(header: Sequence[str], where: str, among: Sequence[str] | None = None) -> None:
+    """A table header that names a column twice is an error naming it and the count (pandas would rename the second
+    ``name.1`` and a reader would take the first, dropping the other without a word).  Empty cells (a spreadsheet's
+    trailing columns) are not names; ``among`` limits the check to the columns a reader uses.
+
+    >>> unique_header(["model", "score", "", ""], "t.csv")
+    >>> unique_header(["model", "score", "score"], "t.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: t.csv: line 1: the header names column 'score' 2 times; name each column once
+    """
+    named = [h for h in header if h]
+    for i, h in enumerate(named):
+        if h in named[:i] and (among is None or h in among):
+            raise ValueError(f"{where}: line 1: the header names column {h!r} {named.count(h)} times; "
+                             "name each column once")
+
+
 #: kinds of object arrays (pandas' infer_dtype) in which values that compare equal are one label
 ONE_KIND = frozenset({"integer", "floating", "mixed-integer-float", "string", "boolean", "bytes", "decimal"})
 

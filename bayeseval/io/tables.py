@@ -57,6 +57,7 @@ import numpy as np
 
 from .. import validate as V
 from .._json import too_deep
+from .._text import unique_header
 from .._protocol import UNNAMED_DATASET, user_stacklevel
 from ._vendor import _open_error, code_scores, control_char, no_duplicate_keys, show
 from ..scores import score_range_arg
@@ -314,9 +315,7 @@ def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], em
             raise ValueError(f"{where}: line {reader.line_num}: not a readable row ({exc})") from None
     if header is None:
         raise ValueError(f"{where}: the file is empty (expected a header line and one row per record)")
-    for name in key_columns:
-        if header.count(name) > 1:
-            raise ValueError(f"{where}: line 1: the header names column {name!r} {header.count(name)} times")
+    unique_header(header, where, among=key_columns)
     truncation = None
     if bad is not None:
         line, cells, index = bad

@@ -25,6 +25,7 @@ import numpy as np
 from .. import validate as V
 from .._text import label_text as _text
 from .._text import label_texts as _texts
+from .._text import unique_header
 
 __all__ = ["Preferences", "from_long", "from_wide", "read_battles", "read_records", "item_column", "duplicate_note",
            "WIN_A", "WIN_B", "TIE_WORDS"]
@@ -375,18 +376,12 @@ def item_column(columns: Any, where: str) -> str:
 
 
 def _unique_header(path: str) -> None:
-    """A CSV header that names a column twice is an error naming it (pandas would rename the second ``name.1``
-    and a reader would take the first, dropping the other without a word).  Empty header cells (a spreadsheet's
-    trailing columns) are not names.  Read through pandas, so a URL is read as the table is."""
+    """:func:`~bayeseval._text.unique_header` of a CSV's first row, read through pandas (a URL is read as the
+    table is)."""
     import pandas as pd
 
     first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    header = [str(h).strip() for h in first.iloc[0].tolist()]
-    named = [h for h in header if h]
-    twice = [h for i, h in enumerate(named) if h in named[:i]]
-    if twice:
-        raise ValueError(f"{path}: line 1: the header names column {twice[0]!r} {named.count(twice[0])} times; "
-                         "name each column once")
+    unique_header([str(h).strip() for h in first.iloc[0].tolist()], path)
 
 
 def read_records(path: Any, what: str = "table"):
