@@ -529,8 +529,12 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def _paired_runs(args):
-    """A and B (files, PATH::MODEL, or models of --data) -> (name A, name B, [(dataset, run A, run B)])."""
+def _paired_runs(args, rows: bool = False):
+    """A and B (files, PATH::MODEL, or models of --data) -> (name A, name B, [(dataset, run A, run B)]).  ``rows``:
+    the analysis needs every trial in its row (monitor, replay), so ``--engine auto`` reads tables with pandas
+    rather than counting them in DuckDB."""
+    if rows and getattr(args, "engine", "auto") == "auto":
+        args.engine = "pandas"
     data = _load(args.data, args) if args.data else None
     name_a, side_a = _side(args.a, data, args, "A")
     name_b, side_b = _side(args.b, data, args, "B")
@@ -580,7 +584,7 @@ def cmd_monitor(args) -> int:
 
     from .io.load import RUN_ORDER
 
-    name_a, name_b, pairs = _paired_runs(args)
+    name_a, name_b, pairs = _paired_runs(args, rows=True)
     out, ordered = [], False
     for da, ra, rb in pairs:
         va, vb, scale = _aligned(ra, rb)  # in A's order: a run folder's is the random order the run drew
@@ -606,7 +610,7 @@ def cmd_monitor(args) -> int:
 def cmd_replay(args) -> int:
     from .sequential import replay
 
-    name_a, name_b, pairs = _paired_runs(args)
+    name_a, name_b, pairs = _paired_runs(args, rows=True)
     out = []
     for da, ra, rb in _progress(pairs, args, "replaying"):
         va, vb, scale = _aligned(ra, rb)

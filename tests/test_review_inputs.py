@@ -189,7 +189,7 @@ def test_shards_that_store_the_question_column_differently_are_refused_by_the_co
     text["question"] = text["question"].astype(str)
     text.to_parquet(folder / "p2.parquet")
     assert main(["report", str(folder)]) == 2
-    assert "p2.parquet stores column 'question' as text and" in capsys.readouterr().err
+    assert "p1.parquet stores column 'question' as numbers and" in capsys.readouterr().err
     with pytest.raises(ValueError, match=r"question ids mix types \(int, str\)"):
         R = np.array([[1, 0], [0, 1], [1, 1]])
         OutcomeSet.from_arrays({"a": R}, ids=[1, 2, 3]).add(OutcomeSet.from_arrays({"a": R}, ids=["1", "2", "3"]))

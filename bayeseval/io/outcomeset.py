@@ -221,8 +221,9 @@ class CountRun:
 
     @property
     def matrix(self):
-        raise ValueError(f"run {self.dataset}/{self.model} was counted by a query engine: it holds per-question "
-                         "counts, not a trial matrix")
+        raise V.ArgumentError("run {run} was counted by a query engine: it holds per-question counts, not a trial "
+                              "matrix; have every row read ({engine} pandas) for one", "engine",
+                              run=f"{self.dataset}/{self.model}")
 
     def values(self):
         return self.matrix

@@ -27,7 +27,9 @@ in-memory DuckDB database; every count runs on a cursor of it.
 
 What is checked, before anything is reported (the query either completes or nothing comes back):
 
-* mixed schemas across the parts of a glob (Parquet: column names and types of every file);
+* across the parts of a Parquet glob or folder (from their metadata): a column the count reads that some parts
+  lack, or an id column stored as text in some and as numbers in others (parts are read by column name, each type
+  widened to one that holds them all; empty parts are left out);
 * a score that is not a number (text in a CSV), negative, or not finite: the error names the file, the row
   and the column;
 * a repeated (question, trial): with a trial column, a question with more rows than ``max(trial) + 1``, or
@@ -178,32 +180,67 @@ def _scan(files: list[str], fmt: str, located: bool = True) -> str:
     lst = "[" + ", ".join(_literal(f) for f in files) + "]"
     hive = ", hive_partitioning = true" if any("=" in Path(f).parent.name for f in files if "://" not in f) else ""
     fn = ", filename = true" if located else ""
-    if fmt == "parquet":
-        return f"read_parquet({lst}{fn}{', file_row_number = true' if located else ''}{hive})"
+    if fmt == "parquet":  # several files: read by column name, each type widened to one that holds them all
+        union = ", union_by_name = true" if len(files) > 1 else ""
+        return f"read_parquet({lst}{fn}{', file_row_number = true' if located else ''}{hive}{union})"
     if fmt == "csv":
         sep = "\\t" if all(f.endswith(".tsv") for f in files) else ","
         return f"read_csv({lst}{fn}, all_varchar = true, header = true, delim = '{sep}'{hive})"
     return f"read_json_auto({lst}{fn}{hive})"
 
 
-def _check_schemas(con, files: list[str], fmt: str) -> None:
-    """Every part has the same columns (and, for Parquet, types): checked from metadata before counting."""
-    if fmt != "parquet" or len(files) < 2:
-        return
-    lst = "[" + ", ".join(_literal(f) for f in files) + "]"
-    rows = con.execute(f"SELECT file_name, name, type FROM parquet_schema({lst}) WHERE name <> 'schema'"
-                       ).fetchall()
+def _top_level(rows: list) -> list[tuple[str, str]]:
+    """The top-level columns (name, kind) of one Parquet file from its ``parquet_schema`` rows (root first, then
+    every element depth first with its ``num_children``): kind ``text`` (byte arrays), ``nested`` (a group) or
+    ``numbers``."""
+    out, i = [], 1
+    for _ in range(rows[0][2] or 0) if rows else ():
+        name, typ, kids = rows[i]
+        out.append((name, "nested" if kids else ("text" if typ == "BYTE_ARRAY" else "numbers")))
+        i += 1
+        todo = kids or 0
+        while todo:  # skip the group's descendants
+            todo += (rows[i][2] or 0) - 1
+            i += 1
+    return out
+
+
+def _shard_schemas(con, files: list[str], used: dict) -> list[str]:
+    """The shards of one Parquet table that hold rows, after checking that they store the columns the count reads
+    alike: ``used`` maps each such column to its role (model, question, trial, dataset, weight, score).  A column
+    that some shards have and others lack is refused (counted on its own, a shard without the trial column would
+    pass its rows unchecked for repeats), and so is an id column stored as numbers in some and as text in others
+    (7 and '7' would be two questions).  Other columns, the order of the columns and the width of a number (int32
+    beside int64, int beside double) do not matter: the files are read by column name, each type widened to the
+    one that holds them all.  Empty shards add nothing, whatever their schema, and are left out (all of them when
+    no shard has a row)."""
+    local = [f for f in files if "://" not in f]
+    if len(local) < 2 or any(_FORMATS.get(Path(f).suffix.lower()) != "parquet" for f in local):
+        return files
+    lst = "[" + ", ".join(_literal(f) for f in local) + "]"
+    filled = [f for f, n in con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({lst})").fetchall()
+              if n > 0]
+    if not filled:
+        return files
     by_file: dict = {}
-    for f, name, typ in rows:
-        by_file.setdefault(f, []).append((name, typ))
-    first = files[0] if files[0] in by_file else next(iter(by_file))
-    want = by_file[first]
-    for f, cols in by_file.items():
-        if cols != want:
-            a, b = dict(want), dict(cols)
-            diff = sorted(set(a.items()) ^ set(b.items()))
-            raise ValueError(f"{f}: its columns differ from {first}'s ({diff[:4]}); every part of a dataset must "
-                             "have the same schema")
+    for f, name, typ, kids in con.execute(f"SELECT file_name, name, type, num_children FROM parquet_schema({lst})"
+                                          ).fetchall():
+        by_file.setdefault(f, []).append((name, typ, kids))
+    columns = {f: dict(_top_level(by_file.get(f, []))) for f in filled}
+    for col, role in used.items():
+        have = [f for f in filled if col in columns[f]]
+        if have and len(have) < len(filled):
+            lack = next(f for f in filled if col not in columns[f])
+            raise ValueError(f"{lack}: no {role} column {col!r}, which {have[0]} has; every part of a table must have "
+                             "the columns the count reads")
+        kinds: dict = {}
+        for f in have:
+            kinds.setdefault(columns[f][col], f)
+        if role != "score" and len(kinds) > 1:
+            (k1, f1), (k2, f2) = sorted(kinds.items())[:2]
+            raise ValueError(f"{f1} stores column {col!r} as {k1} and {f2} as {k2}; the shards of one table must "
+                             "store it one way (7 and '7' would be two questions)")
+    return [f for f in files if "://" in f or f in set(filled)]
 
 
 # ----------------------------------------------------------------------------- counting
@@ -278,7 +315,8 @@ def _count_duckdb(duckdb, source, model, question, trial, score, dataset, weight
         if isinstance(source, (str, Path, list, tuple)):
             files = _files(source)
             fmt = _format_of(files, format)
-            _check_schemas(con, [f for f in files if "://" not in f], fmt)
+            if fmt == "parquet":
+                files = _shard_schemas(con, files, _used(model, question, trial, score, dataset, weight))
             scan, where = _scan(files, fmt, located=False), str(source)
             located_scan = _scan(files, fmt)
         else:  # a DuckDB relation, pandas / Polars / Arrow table: registered as a view on this call's cursor
@@ -332,12 +370,22 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         f"{s}::DOUBLE" if cols[score] != "BOOLEAN" else f"{s}::INTEGER::DOUBLE")
     blank = f"({s} IS NULL OR trim({s}::VARCHAR) IN ('', 'NA', 'NaN', 'nan', 'null'))" if not numeric else f"{s} IS NULL"
 
+    for col, role in ((question, "question id"), (model, "model"), (dataset if use_dataset else None, "dataset")):
+        typ = cols.get(col) if col is not None else None  # as the pandas reader: text or a number, not a list
+        if typ is not None and (typ in ("BOOLEAN", "BLOB") or typ.endswith("]") or typ.startswith(("STRUCT", "MAP",
+                                                                                                    "UNION"))):
+            raise ValueError(f"{where}: column {col!r} ({role}) holds {typ}; a {role} must be text or a number")
+
+    def number(col: str) -> str:  # a NaN id is no id (empty), as the pandas reader reads it
+        q = _quote(col)
+        return f"(CASE WHEN isnan({q}) THEN NULL ELSE {q} END)" if cols[col] in ("FLOAT", "DOUBLE") else q
+
     def text(col: str) -> str:  # labels as text (a cast only where the column is not text already), stripped of
         # surrounding spaces as the pandas reader strips them ('q1 ' is question 'q1'); blank is empty (NULL)
-        return f"NULLIF(trim({_quote(col)}), '')" if cols[col] == "VARCHAR" else f"{_quote(col)}::VARCHAR"
+        return f"NULLIF(trim({_quote(col)}), '')" if cols[col] == "VARCHAR" else f"{number(col)}::VARCHAR"
 
     def label(col: str) -> str:  # a question id keeps its type; text ids are stripped as above
-        return text(col) if cols[col] == "VARCHAR" else _quote(col)
+        return text(col) if cols[col] == "VARCHAR" else number(col)
 
     keys = ([f"{text(dataset)} AS dataset"] if use_dataset else []) + \
            ([f"{text(model)} AS model"] if model is not None else []) + [f"{label(question)} AS question"]
@@ -348,7 +396,8 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         bad.append(("bad_value", f"({value} IS NULL AND NOT {blank})", score, "must be a number"))
     if use_trial:  # whole numbers 0 .. 2^53, as the pandas reader takes them
         what = "must be a non-negative integer trial index (at most 2^53)"
-        if re.match(_INT, cols[trial]):  # a NULL trial index is no trial number either
+        if re.match(_INT, cols[trial]) and cols[trial] != "UBIGINT":  # a NULL trial index is no trial number either
+            # (UBIGINT: past 2^63 a sum of them overflows before the check is read; it takes the cast below)
             bad.append(("bad_trial", f"({t} IS NULL OR {t} < 0 OR {t} > 9007199254740992)", trial, what))
         else:
             d = f"TRY_CAST({_quote(trial)} AS DOUBLE)"
@@ -385,7 +434,8 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
                 aggs += ([f"TRY_CAST(sum({sint} + {t}::BIGINT * 4294967296) AS BIGINT) AS st", f"max({t}) AS tmax"]
                          if pack else [f"coalesce(sum({sint}), 0)::BIGINT AS s"])
             if use_trial and not pack:
-                aggs += [f"max({t}) AS tmax", f"sum({t})::BIGINT AS tsum"] + ([] if no_nulls else ["count(*) AS rows_"])
+                aggs += [f"max({t}) AS tmax", f"TRY_CAST(sum({t}) AS BIGINT) AS tsum"]  # NULL past 2^63: bad_trial
+                aggs += [] if no_nulls else ["count(*) AS rows_"]
             inner = f"SELECT {', '.join(keys + aggs + checks)} FROM {scan} GROUP BY ALL"
             if not use_trial:
                 return inner
@@ -397,7 +447,7 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         v = f"(CASE WHEN {blank} THEN NULL ELSE {value} END)"
         aggs = [f"sum({w})::DOUBLE AS n" if w else "count(*) AS n"]
         if use_trial:
-            aggs += [f"max({t}) AS tmax", f"sum({t})::BIGINT AS tsum"]
+            aggs += [f"max({t}) AS tmax", f"TRY_CAST(sum({t}) AS BIGINT) AS tsum"]
         return f"SELECT {', '.join(keys + [f'{v} AS value'] + aggs + checks)} FROM {scan} GROUP BY ALL"
 
     g = _fetch(con, query(pack))
@@ -928,26 +978,43 @@ def _aggregate_ibis(source: Any, model, question, trial, score, dataset, weight)
 
 
 # ----------------------------------------------------------------------------- counts on disk
+def _id_column(ids: list) -> np.ndarray:
+    """Question ids of several runs as one Parquet column that reads back as it was written: whole numbers as int64,
+    other numbers as float64, anything else (text, or a mix) as text."""
+    import pandas as pd
+
+    allids = np.concatenate([np.asarray(x, dtype=object) for x in ids]) if ids else np.empty(0, dtype=object)
+    kind = pd.api.types.infer_dtype(allids, skipna=False)
+    if kind == "integer":
+        return allids.astype(np.int64)
+    if kind in ("floating", "mixed-integer-float"):
+        return allids.astype(np.float64)
+    return allids.astype(str)
+
+
 def write_counts(outcomes: OutcomeSet, path: str | Path) -> None:
     """Counts as a Parquet table ``dataset, model, question, value, n`` (one row per question and category,
-    or per question for scores, with ``total`` and ``sq``); :func:`read_counts` reads it back, and
+    or per question for scores, with ``total`` and ``sq``); :func:`read_counts` reads it back (each run of its kind,
+    its question ids of their type: whole numbers stay numbers unless another run's ids are text), and
     :func:`count_table` with ``weight="n"`` counts it like any table, so shards and history add up."""
     import pandas as pd
 
-    parts = []
+    parts, ids = [], []
     for run in outcomes:
         c = run.counts()
-        ids = np.asarray(c.ids if c.ids is not None else np.arange(c.M), dtype=object)
+        run_ids = np.asarray(c.ids if c.ids is not None else np.arange(c.M), dtype=object)
         if isinstance(c, Scores):
-            parts.append(pd.DataFrame({"dataset": run.dataset, "model": run.model, "question": ids.astype(str),
-                                       "value": np.nan, "n": c.n, "total": c.total, "sq": c.sq, "lo": c.lo,
-                                       "hi": c.hi}))
+            parts.append(pd.DataFrame({"dataset": run.dataset, "model": run.model, "value": np.nan, "n": c.n,
+                                       "total": c.total, "sq": c.sq, "lo": c.lo, "hi": c.hi}))
+            ids.append(run_ids)
             continue
         w = run.weights if run.weights is not None else np.arange(c.table.shape[1], dtype=np.float64)
         i, k = np.nonzero(c.table)
-        parts.append(pd.DataFrame({"dataset": run.dataset, "model": run.model, "question": ids[i].astype(str),
-                                   "value": w[k], "n": c.table[i, k]}))
-    pd.concat(parts, ignore_index=True).to_parquet(path, index=False)
+        parts.append(pd.DataFrame({"dataset": run.dataset, "model": run.model, "value": w[k], "n": c.table[i, k]}))
+        ids.append(run_ids[i])
+    df = pd.concat(parts, ignore_index=True)
+    df.insert(2, "question", _id_column(ids))
+    df.to_parquet(path, index=False)
 
 
 def read_counts(path: str | Path) -> OutcomeSet:
@@ -956,19 +1023,26 @@ def read_counts(path: str | Path) -> OutcomeSet:
 
     files = _files(path)
     df = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-    if "total" in df.columns and df["total"].notna().any():
-        runs = []
-        df["m2"] = df["sq"] + df["total"] ** 2 / df["n"]  # raw second moments add across shards
-        for (ds, mdl), g in df.groupby(["dataset", "model"], sort=False):
+    scored = df["total"].notna().to_numpy() if "total" in df.columns else np.zeros(len(df), dtype=bool)
+    runs = {}
+    if scored.any():
+        sc = df[scored].copy()
+        sc["m2"] = sc["sq"] + sc["total"] ** 2 / sc["n"]  # raw second moments add across shards
+        for (ds, mdl), g in sc.groupby(["dataset", "model"], sort=False):
             g = g.groupby("question", sort=False).agg(n=("n", "sum"), total=("total", "sum"), m2=("m2", "sum"),
                                                      lo=("lo", "first"), hi=("hi", "first"))
             sq = np.maximum(g.m2.to_numpy() - g.total.to_numpy() ** 2 / g.n.to_numpy(), 0.0)
-            runs.append(CountRun(ds, mdl, Scores(g.n.to_numpy(), g.total.to_numpy(), sq, float(g.lo.iloc[0]),
-                                                 float(g.hi.iloc[0]), np.asarray(g.index, dtype=object))))
-        return OutcomeSet(runs, source=str(path))
-    table = {k: df[k].to_numpy() for k in ("dataset", "model", "question", "value")}
-    table["n"] = df["n"].to_numpy()
-    return _assemble(table, None, where=str(path))
+            runs[(ds, mdl)] = CountRun(ds, mdl, Scores(g.n.to_numpy(), g.total.to_numpy(), sq, float(g.lo.iloc[0]),
+                                                       float(g.hi.iloc[0]), np.asarray(g.index, dtype=object)))
+    warnings = []
+    if not scored.all():
+        cat = df[~scored]
+        table = {k: cat[k].to_numpy() for k in ("dataset", "model", "question", "value", "n")}
+        counted = _assemble(table, None, where=str(path))
+        runs.update({(r.dataset, r.model): r for r in counted})
+        warnings = counted.warnings
+    order = df[["dataset", "model"]].drop_duplicates().itertuples(index=False, name=None)  # as the file lists them
+    return OutcomeSet([runs[k] for k in order if k in runs], source=str(path), warnings=warnings)
 
 
 def _trials_of(run) -> dict | None:
@@ -1071,7 +1145,7 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
     files = _files(source)
     if len(files) == 1 or progress is None:
         return count_table(files if len(files) > 1 else files[0], **kw)
-    _shard_schemas(files, kw)  # as the one query checks them: shards that store a column differently are refused
+    _check_shards(files, kw)  # as the one query checks them: shards that store a column differently are refused
     out, empty = None, set()
     for i, f in enumerate(progress(files)):
         try:
@@ -1091,39 +1165,29 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
     return out
 
 
-def _shard_schemas(files: list[str], kw: dict) -> None:
-    """The id columns the count reads (model, question, trial, dataset, weight) hold numbers in every non-empty
-    Parquet shard or text in every one: counted one by one, shards with int question ids and shards with text ones
-    would give two questions for 7 and '7' (numpy failed to sort them).  The scores are left to each shard's own
-    reading and the fallback below; other columns, and storage widths (int32 beside int64), do not matter here."""
-    local = [f for f in files if "://" not in f]
-    if len(local) < 2 or kw.get("format") not in (None, "parquet") or \
-            any(_FORMATS.get(Path(f).suffix.lower()) != "parquet" for f in local):
+def _used(model, question, trial, score, dataset, weight) -> dict:
+    """The columns a count reads, each with its role."""
+    named = (("model", model), ("question", question), ("trial", trial), ("score", score), ("dataset", dataset),
+             ("weight", weight))
+    return {col: role for role, col in named if col is not None}
+
+
+def _check_shards(files: list[str], kw: dict) -> None:
+    """:func:`_shard_schemas` for shards counted one by one (``count_shards`` with ``progress``)."""
+    if kw.get("format") not in (None, "parquet"):
         return
     try:
         import duckdb
     except ImportError:  # no DuckDB: the engine that counts each shard reads it as it is
         return
-    used = {kw.get(k, default) for k, default in (("model", "model"), ("question", "question"), ("trial", "trial"),
-                                                   ("dataset", "dataset"), ("weight", None))} - {None}
-    lst = "[" + ", ".join(_literal(f) for f in local) + "]"
+    names = {role: kw.get(role, role) for role in ("model", "question", "trial", "score", "dataset")}
     con = _cursor(duckdb)
     try:
-        filled = {f for f, n in con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({lst})"
-                                            ).fetchall() if n > 0}  # an empty shard adds nothing, whatever its schema
-        kinds: dict = {}
-        for f, name, typ in con.execute(f"SELECT file_name, name, type FROM parquet_schema({lst}) "
-                                        "WHERE num_children IS NULL").fetchall():  # the columns, not the root
-            if f in filled and name in used:
-                kinds.setdefault(name, {}).setdefault("text" if typ == "BYTE_ARRAY" else "numbers", f)
+        _shard_schemas(con, files, _used(**names, weight=kw.get("weight")))
     except duckdb.Error:  # a shard DuckDB cannot read: its own count names it
         return
     finally:
         con.close()
-    for name, seen in kinds.items():
-        if len(seen) > 1:
-            raise ValueError(f"{seen['text']} stores column {name!r} as text and {seen['numbers']} as numbers; the "
-                             "shards of one table must store it one way (7 and '7' would be two questions)")
 
 
 def _empty_shard(path: str, kw: dict) -> bool:
