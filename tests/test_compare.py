@@ -619,7 +619,11 @@ def _check_rope(c, lo, hi):
     assert r["below"] == pytest.approx(np.mean(x < lo), abs=1e-15)
     assert r["inside"] == pytest.approx(np.mean((x >= lo) & (x <= hi)), abs=1e-15)
     assert r["above"] == pytest.approx(np.mean(x > hi), abs=1e-15)
-    assert c.verdict == _expected_verdict(c.delta.level, c.p_a_better, r)
+    expected = _expected_verdict(c.delta.level, c.p_a_better, r)
+    if expected == "undecided":  # with the reason: no part of the split holds the level
+        expected = (f"undecided: no part of the ROPE split holds {c.delta.level:.0%} of the posterior (below "
+                    f"{lo:+g}: {r['below']:.3f}, inside: {r['inside']:.3f}, above {hi:+g}: {r['above']:.3f})")
+    assert c.verdict == expected
 
 
 def test_rope_verdicts():
@@ -645,7 +649,7 @@ def test_rope_verdicts():
     c = compare(A3, B3, prior="uniform", rope=0.05)
     _check_rope(c, -0.05, 0.05)
     assert max(c.rope["below"], c.rope["inside"], c.rope["above"]) < 0.95
-    assert c.verdict == "undecided"
+    assert c.verdict.startswith("undecided: no part of the ROPE split holds 95% of the posterior (below -0.05: ")
     # an asymmetric ROPE given as a pair
     c = compare(A3, B3, prior="uniform", rope=(-0.02, 0.1), level=0.9)
     _check_rope(c, -0.02, 0.1)

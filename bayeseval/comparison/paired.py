@@ -503,8 +503,18 @@ def decide(level: float, p_better: float, rope_probs=None) -> str | None:
     return None
 
 
-def verdict_text(names, decision: str | None, rope: bool) -> str:
-    """The decision in words, with the models' names."""
+def verdict_text(names, decision: str | None, rope: bool, why: dict | None = None, level: float = 0.95) -> str:
+    """The decision in words, with the models' names; ``why`` (the ROPE's bounds and masses) says why a ROPE
+    left it undecided: no part of the split holds ``level`` of the posterior, or the paired test did not confirm
+    the side that does.
+
+    >>> why = {"lo": -0.01, "hi": 0.01, "below": 0.926, "inside": 0.072, "above": 0.002}
+    >>> head, masses = verdict_text(("A", "B"), None, True, why).split(" (")
+    >>> head
+    'undecided: no part of the ROPE split holds 95% of the posterior'
+    >>> masses
+    'below -0.01: 0.926, inside: 0.072, above +0.01: 0.002)'
+    """
     a, b = names
     tail = " (outside the ROPE)" if rope else ""
     if decision == "A":
@@ -513,7 +523,15 @@ def verdict_text(names, decision: str | None, rope: bool) -> str:
         return f"{b} is better{tail}"
     if decision == "equivalent":
         return "practically equivalent (inside the ROPE)"
-    return "undecided" if rope else "no clear difference"
+    if not rope:
+        return "no clear difference"
+    if why is None:
+        return "undecided"
+    masses = f"below {why['lo']:+g}: {why['below']:.3f}, inside: {why['inside']:.3f}, above {why['hi']:+g}: " \
+             f"{why['above']:.3f}"
+    if max(why["below"], why["above"]) >= level:
+        return f"undecided: the paired sign-flip test does not confirm the side beyond the ROPE ({masses})"
+    return f"undecided: no part of the ROPE split holds {pct(level)} of the posterior ({masses})"
 
 
 # ----------------------------------------------------------------------------- the Bayesian difference
@@ -821,7 +839,7 @@ def compare(
                      f"which the Bayesian difference, bootstrap, permutation, t and Wilcoxon rows test")
     return Comparison(
         names=names, metric=pa.spec.label, M=ca.M, N=(_n_label(ca), _n_label(cb)), estimates=est, delta=delta,
-        p_a_better=p_ab, rope=rope_out, verdict=too_few or verdict_text(names, decision, rope_lh is not None) + tentative,
+        p_a_better=p_ab, rope=rope_out, verdict=too_few or verdict_text(names, decision, rope_lh is not None, rope_out, level) + tentative,
         bootstrap=boot,
         permutation=perm, mcnemar=mc, t_test=ttest, wilcoxon=wil, miller=miller, effect_size=effect, seed=seed,
         notes=tuple(notes), decision=decision, _draws=dx,
