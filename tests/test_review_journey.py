@@ -2,19 +2,13 @@
 showed it."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import bayeseval as be
 
 
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def test_an_undecided_rope_verdict_says_why():

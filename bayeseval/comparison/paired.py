@@ -839,7 +839,8 @@ def compare(
                      f"which the Bayesian difference, bootstrap, permutation, t and Wilcoxon rows test")
     return Comparison(
         names=names, metric=pa.spec.label, M=ca.M, N=(_n_label(ca), _n_label(cb)), estimates=est, delta=delta,
-        p_a_better=p_ab, rope=rope_out, verdict=too_few or verdict_text(names, decision, rope_lh is not None, rope_out, level) + tentative,
+        p_a_better=p_ab, rope=rope_out,
+        verdict=too_few or verdict_text(names, decision, rope_lh is not None, rope_out, level) + tentative,
         bootstrap=boot,
         permutation=perm, mcnemar=mc, t_test=ttest, wilcoxon=wil, miller=miller, effect_size=effect, seed=seed,
         notes=tuple(notes), decision=decision, _draws=dx,
