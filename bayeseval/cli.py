@@ -398,7 +398,7 @@ def _is_binary_run(run) -> bool:
 
 
 def _same_id_types(runs) -> bool:
-    return len({type(i) for r in runs for i in r.ids}) <= 1
+    return len(frozenset().union(*(r.id_types for r in runs))) <= 1
 
 
 def _ungraded_runs(data, what: str):
@@ -492,7 +492,7 @@ def cmd_compare(args) -> int:
             raise UsageError(f"compare needs 0/1 outcomes or scores; {graded!r} on dataset {da!r} has graded "
                              "(categorical) outcomes or partial credit: --scores LO,HI compares them by their mean "
                              "score (--threshold T with it counts a score above T as correct)")
-        str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}  # "7" in one file, 7 in another
+        str_ids = ra.id_types != rb.id_types  # "7" in one file, 7 in another
         named, params = _metric_kw(args.metric, args)
         res = compare(ra.counts(str_ids), rb.counts(str_ids), metric=named, scope=args.scope, level=args.level,
                       rope=rope, seed=args.seed, resamples=args.resamples, names=(name_a, name_b), **params)
@@ -557,7 +557,7 @@ def _aligned(ra, rb):
     """Two runs' per-trial values on the same questions, B's rows in A's question order, and the score range."""
     from .comparison.paired import align
 
-    str_ids = {type(i) for i in ra.ids} != {type(i) for i in rb.ids}
+    str_ids = ra.id_types != rb.id_types
     ca, cb = ra.counts(str_ids), rb.counts(str_ids)
     _, pos = align(ca, cb)
     va, vb = ra.values(), rb.values()

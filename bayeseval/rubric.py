@@ -544,18 +544,23 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     if correlation and len(dims) >= 2:
         means = frame.groupby([ITEM, SYSTEM], sort=False)[dims].mean()
         _, inv = np.unique(means.index.get_level_values(0).to_numpy(), return_inverse=True)
-        boot_rows = _item_resamples(inv, min(resamples, 2000), rng)
-        ranked: dict = {}  # per dimension, its centred ranks on every resample (balanced, complete tables)
+        pairs = {}  # (a, b) -> both dimensions' item means and where both are rated
         for i, a in enumerate(dims):
             for b in dims[i + 1:]:
                 x, y = means[a].to_numpy(), means[b].to_numpy()
-                keep = ~(np.isnan(x) | np.isnan(y))
-                rho = float(spearmanr(x[keep], y[keep]).statistic)
-                boot = _spearman_rows(x, y, boot_rows, keep, ranked, (a, b))
-                lo, hi = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
-                # widened to hold rho, as every interval here holds its value (the percentile interval of a
-                # skewed bootstrap law can miss it; rho = 1 - 1e-16 beside resamples of exactly 1)
-                corr.append({"a": a, "b": b, "rho": rho, "lo": float(min(lo, rho)), "hi": float(max(hi, rho))})
+                pairs[a, b] = (x, y, ~(np.isnan(x) | np.isnan(y)))
+        boots: dict = {pair: [] for pair in pairs}
+        for boot_rows in _item_resamples(inv, min(resamples, 2000), rng):  # a block of resamples at a time
+            ranked: dict = {}  # per dimension, its centred ranks on the block's resamples (balanced, complete)
+            for (a, b), (x, y, keep) in pairs.items():
+                boots[a, b].append(_spearman_rows(x, y, boot_rows, keep, ranked, (a, b)))
+        for (a, b), (x, y, keep) in pairs.items():
+            rho = float(spearmanr(x[keep], y[keep]).statistic)
+            boot = np.concatenate(boots[a, b])
+            lo, hi = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
+            # widened to hold rho, as every interval here holds its value (the percentile interval of a
+            # skewed bootstrap law can miss it; rho = 1 - 1e-16 beside resamples of exactly 1)
+            corr.append({"a": a, "b": b, "rho": rho, "lo": float(min(lo, rho)), "hi": float(max(hi, rho))})
     agree = {}
     if agreement and frame[JUDGE].nunique() >= 2:
         for d in dims:
@@ -570,16 +575,26 @@ def rubric(table: Any, *, item: str = "item", system: str = "system", judge: str
     return Rubric(systems, dims, scale, scope, level, est, rules, passing, corr, agree, tuple(notes))
 
 
-def _item_resamples(inv: np.ndarray, B: int, rng: np.random.Generator) -> list[np.ndarray]:
+#: row positions held at once by the item resamples of the rubric's correlations (a block of resamples at a time:
+#: 2,000 resamples of 100,000 items x 3 systems held at once took more than 23 GB with their ranks)
+RESAMPLE_BLOCK = 2_000_000
+
+
+def _item_resamples(inv: np.ndarray, B: int, rng: np.random.Generator):
     """``B`` resamples of items with replacement, each as the row positions of its items (an item's systems
-    travel together): a (B, n) matrix when every item has the same number of rows, else a list."""
+    travel together), in blocks of about ``RESAMPLE_BLOCK`` positions: each block a (b, n) matrix when every item
+    has the same number of rows, else a list.  The blocks draw from ``rng`` in turn, as one (B, items) draw would."""
     counts = np.bincount(inv)
     order = np.argsort(inv, kind="stable")
-    choice = rng.integers(0, counts.size, size=(B, counts.size))
-    if (counts == counts[0]).all():
-        return order.reshape(counts.size, counts[0])[choice].reshape(B, -1)
+    balanced = bool((counts == counts[0]).all())
     starts = np.concatenate([[0], np.cumsum(counts)])
-    return [np.concatenate([order[starts[k]:starts[k + 1]] for k in row]) for row in choice]
+    step = max(1, RESAMPLE_BLOCK // max(inv.size, 1))
+    for first in range(0, B, step):
+        choice = rng.integers(0, counts.size, size=(min(step, B - first), counts.size))
+        if balanced:
+            yield order.reshape(counts.size, counts[0])[choice].reshape(choice.shape[0], -1)
+        else:
+            yield [np.concatenate([order[starts[k]:starts[k + 1]] for k in row]) for row in choice]
 
 
 def _spearman_rows(x: np.ndarray, y: np.ndarray, rows, keep: np.ndarray, ranked: dict, names: tuple) -> np.ndarray:

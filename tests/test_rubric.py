@@ -122,10 +122,28 @@ def test_vectorised_spearman_bootstrap_equals_the_loop():
     inv = np.repeat(np.arange(30), 4)
     x, y = rng.normal(size=120), rng.normal(size=120)
     y[:60] = np.round(y[:60])  # ties
-    rows = _item_resamples(inv, 50, np.random.default_rng(4))
+    (rows,) = _item_resamples(inv, 50, np.random.default_rng(4))  # 50 x 120 positions: one block
     fast = _spearman_rows(x, y, rows, np.ones(120, bool), {}, ("x", "y"))
     slow = _spearman_rows(x, y, list(rows), np.ones(120, bool), {}, ("x", "y"))
     np.testing.assert_allclose(fast, slow, rtol=1e-12)
+
+
+def test_item_resamples_come_in_blocks_that_draw_as_one_matrix(monkeypatch):
+    """The resamples are drawn a block at a time (2,000 resamples of 100,000 items x 3 systems held at once took
+    more than 23 GB with their ranks); the blocks are the rows one (B, items) draw gives, and the rubric's
+    correlation intervals do not depend on the block size."""
+    import bayeseval.rubric as rub
+
+    inv = np.repeat(np.arange(30), 4)
+    (whole,) = _item_resamples(inv, 50, np.random.default_rng(4))
+    monkeypatch.setattr(rub, "RESAMPLE_BLOCK", 7 * 120)
+    blocks = list(_item_resamples(inv, 50, np.random.default_rng(4)))
+    assert [b.shape[0] for b in blocks] == [7] * 7 + [1]
+    np.testing.assert_array_equal(np.vstack(blocks), whole)
+    t = _table(np.random.default_rng(5))
+    small = rubric(t, scale=(1, 5), seed=2, agreement=False).correlation
+    monkeypatch.undo()
+    assert small == rubric(t, scale=(1, 5), seed=2, agreement=False).correlation and len(small) >= 1
 
 
 def test_compare_rubric_per_dimension_with_holm():

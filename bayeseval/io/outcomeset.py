@@ -43,6 +43,27 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def id_kinds(ids: Any) -> frozenset:
+    """The Python types of question ids, from an array's dtype where it has one (no Python value per question:
+    a run counted in an engine holds millions); an object array is typed by pandas, and only a mix is looked at
+    id by id.
+
+    >>> sorted(t.__name__ for t in id_kinds(np.array([3, 1, 2])) | id_kinds(np.array(["a", 7], dtype=object)))
+    ['int', 'str']
+    """
+    import pandas as pd
+
+    arr = np.asarray(ids) if not isinstance(ids, np.ndarray) else ids
+    kind = {"i": int, "u": int, "f": float, "U": str, "S": bytes, "b": bool}.get(arr.dtype.kind)
+    if kind is not None:
+        return frozenset({kind}) if arr.size else frozenset()
+    named = {"string": str, "integer": int, "floating": float, "boolean": bool, "empty": None}.get(
+        pd.api.types.infer_dtype(arr, skipna=False))
+    if named is not None or arr.size == 0:
+        return frozenset({named} - {None})
+    return frozenset(type(v.item() if isinstance(v, np.generic) else v) for v in arr.ravel())
+
+
 @dataclass(frozen=True)
 class Run:
     """One model's outcomes on one dataset.
@@ -67,6 +88,11 @@ class Run:
     meta: dict = field(default_factory=dict)
     scale: tuple | None = None
     _counted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def id_types(self) -> frozenset:
+        """The Python types of the question ids (:func:`id_kinds`)."""
+        return frozenset(type(i) for i in self.ids)
 
     def __post_init__(self):
         at = f"run {self.dataset}/{self.model}"
@@ -210,6 +236,12 @@ class CountRun:
     def ids(self) -> tuple:
         """Question ids (as Python values), in the order of the counts."""
         return tuple(v.item() if isinstance(v, np.generic) else v for v in self._counts.ids)
+
+    @property
+    def id_types(self) -> frozenset:
+        """The Python types of the question ids, from the counts' id array (:func:`id_kinds`)."""
+        ids = self._counts.ids
+        return frozenset({int}) if ids is None else id_kinds(ids)
 
     @property
     def M(self) -> int:

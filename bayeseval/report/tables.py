@@ -592,16 +592,19 @@ def build_table(ev: Any, *, metrics: Any, models: Any, digits: Any, percent: Any
     # the best displayed point estimate per metric column, within each dataset (ties all win); none in a column
     # whose rows are in different units
     mixed = mixed_units(g)
+    top: dict = {}  # (dataset, metric) -> the best point estimate, found once
+    for (rr, m), v in points.items():
+        top[(rr[0], m)] = max(v, top.get((rr[0], m), v))
     for i, r in enumerate(g.rows):
         win = set()
         for j, metric in enumerate(g.metrics):
             if (r, metric) not in points or (r[0], metric) in mixed:
                 continue
-            top = max(v for (rr, m), v in points.items() if m == metric and rr[0] == r[0])
-            if points[(r, metric)] == top:
+            if points[(r, metric)] == top[(r[0], metric)]:
                 win.add(n_label + j)
         best.append(win)
-    used = [e for e in ests if (e.dataset, model_label(e)) in set(g.rows) and e.metric in g.metrics]
+    rows_shown = set(g.rows)
+    used = [e for e in ests if (e.dataset, model_label(e)) in rows_shown and e.metric in g.metrics]
     notes = [note_text(used, percent=percent, point=point, intervals=intervals, fallback=fallback, dataset=g.dataset)]
     notes += [mixed_note(dataset if g.several else None, metric, cells)  # one dataset: the note above names it
               for (dataset, metric), cells in mixed.items()]
