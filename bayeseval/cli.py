@@ -77,6 +77,11 @@ def _columns(args) -> dict:
         value = getattr(args, f"{key}_col", None)
         if value is not None:
             out[key] = value
+    if getattr(args, "model_name", None) is not None:  # a long table of one model: no model column is read
+        if "model" in out:
+            raise UsageError("--model-name names the one model of a table without a model column; --model-col "
+                             "reads the models from a column: give one of them")
+        out["model"] = None
     return out
 
 
@@ -116,8 +121,11 @@ def _load(paths, args):
     """Files/folders -> one OutcomeSet (with a progress bar over paths); warnings printed once."""
     sets = []
     for p in _progress(paths, args, "loading"):
-        sets.append(load(p, format=args.input_format, columns=_columns(args), engine=getattr(args, "engine", "auto"),
-                         progress=lambda it: _progress(it, args, "counting shards"), **_reader_options(args)))
+        part = load(p, format=args.input_format, columns=_columns(args), engine=getattr(args, "engine", "auto"),
+                    progress=lambda it: _progress(it, args, "counting shards"), **_reader_options(args))
+        if getattr(args, "model_name", None) is not None:  # read with model=None: the one model is 'model'
+            part = part.rename(models={"model": args.model_name})
+        sets.append(part)
     data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     for text in data.warnings:
         _warn(text)
@@ -1123,6 +1131,8 @@ def _add_input(p, many: bool = True) -> None:
     g.add_argument("--datasets", help="comma-separated datasets to keep")
     for key in ("model", "question", "trial", "score", "dataset"):
         g.add_argument(f"--{key}-col", metavar="NAME", help=f"long tables: the {key} column (default '{key}')")
+    g.add_argument("--model-name", metavar="NAME", help="long tables without a model column: the whole table is "
+                                                          "one model, called NAME")
     g.add_argument("--regroup", choices=("auto", "yes", "no"), default=None,
                    help="AISBench: regroup replicas (3.1 grouping bug): auto-detect (default), force, or keep")
     g.add_argument("--lm-eval-metric", metavar="NAME", help="lm-eval: the per-sample metric field (e.g. exact_match)")
@@ -1203,7 +1213,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  bayeseval report examples/data/tot_game24.json --metrics avg,pass@10,pass@100\n"
                "  bayeseval report results.csv --format latex --bold-best --baseline gpt-4o -o table.tex\n"
                "  bayeseval report outputs/default/20250628_151326 --format aisbench --metrics avg@3,pass@3,cons@3\n"
-               "  bayeseval report runs.jsonl --question-col task_id --score-col reward --plot forest.png")
+               "  bayeseval report runs.jsonl --question-col task_id --score-col reward --model-name gpt-4o "
+               "--plot forest.png")
     _add_input(rep)
     rep.add_argument("--metrics", default="avg", help="comma-separated metrics, e.g. avg,pass@8,pass^4,maj@5,bayes "
                                                        "(default avg)")

@@ -18,7 +18,8 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 * ``interval`` -- ``"exact"``, ``"normal"`` or ``"hdi"`` (:func:`compare` and :func:`compare_all`: ``"exact"`` by
   default); :func:`estimate` and :func:`evaluate` also ``"bootstrap-t"``, ``"exact+bootstrap-t"`` and
   ``"exact+betting"`` (population scope) and ``"auto"``, their default: ``"exact"``, with its far end widened
-  (``"exact+betting"``) where few questions carry a population-scope estimate; ``level`` -- credibility level;
+  (``"exact+betting"``) where few questions carry a population-scope estimate, or none does (every question at
+  the same end of the range); ``level`` -- credibility level;
 * ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
 * ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
 * ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
@@ -245,11 +246,13 @@ def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed:
 
 def resolve_interval(post: Posterior, scope: str, method: str) -> str:
     """The method ``"auto"`` stands for: ``"exact+betting"`` where the population-scope result warns that few
-    questions carry it (:meth:`~bayeseval.posterior.Posterior.few_carrying`) and the betting interval applies,
+    questions carry it (:meth:`~bayeseval.posterior.Posterior.few_carrying`) or none does (every question at the
+    same end of the range: :meth:`~bayeseval.posterior.Posterior.at_range_end`) and the betting interval applies,
     ``"exact"`` elsewhere; any other method is itself."""
     if method != DEFAULT_INTERVAL:
         return method
-    if post.few_carrying(scope) is None or post.spec.kind == "geospectrum" or post.state_scores() is None:
+    few = post.few_carrying(scope) is not None or post.at_range_end(scope)
+    if not few or post.spec.kind == "geospectrum" or post.state_scores() is None:
         return "exact"
     return "exact+betting"
 
@@ -369,8 +372,10 @@ def estimate(
         ``weights=``), ``"avg@n"``, or a payoff vector ``c[0..k]``.
     scope : ``"population"`` (default) or ``"benchmark"`` -- see :mod:`bayeseval.posterior`.
     interval : ``"auto"`` (default): ``"exact"``, except where the population-scope result warns that few
-        questions carry the metric (:meth:`~bayeseval.posterior.Posterior.few_carrying`); there
-        ``"exact+betting"``, which the estimate's ``interval`` then names.  ``"exact"``: the equal-tailed
+        questions carry the metric (:meth:`~bayeseval.posterior.Posterior.few_carrying`) or every question
+        scores at the same end of the range (:meth:`~bayeseval.posterior.Posterior.at_range_end`: 0 of 100
+        correct); there ``"exact+betting"``, which the estimate's ``interval`` then names.  ``"exact"``: the
+        equal-tailed
         posterior interval, ``"normal"``, ``"hdi"``; over questions (population scope, frequentist intervals
         beside the posterior's mean and sd): ``"bootstrap-t"``, the studentized bootstrap
         (:meth:`Estimate.bootstrap_t_interval`), ``"exact+bootstrap-t"``, the wider ends of the exact interval

@@ -51,8 +51,8 @@ K_FOR_N = {1: 1, 4: 3, 16: 8, 64: 16}
 METRICS = ("avg", "pass@k", "pass^k", "maj@k", "pass@2N")
 SCOPES = ("benchmark", "population")
 #: default: the library's default interval ("auto": exact, its far end widened to the betting interval's where the
-#: population-scope result warns that few questions carry the metric); oracle: the normal interval with the
-#: estimator's true sd (k <= N)
+#: population-scope result warns that few questions carry the metric, or none does); oracle: the normal interval
+#: with the estimator's true sd (k <= N)
 METHODS = ("default", "exact", "normal", "oracle")
 EXAMPLES = os.path.join(HERE, "..", "examples", "data")
 
@@ -222,7 +222,7 @@ def render(cov, wid, tasks, elapsed, args) -> str:
            f"Replicates per cell: {', '.join(map(str, reps))} (MC standard error of a cell about "
            f"{100 * math.sqrt(0.0475 / min(reps)):.1f} points); {args.draws} posterior draws per exact interval; "
            "default: the library's default interval (the exact interval, its far end widened to the betting "
-           "interval's where the population-scope result warns that few questions carry the metric); "
+           "interval's where the population-scope result warns that few questions carry the metric, or none does); "
            f"k = 1, 3, 8, 16 for N = 1, 4, 16, 64; run time {elapsed / 60:.1f} min.", "",
            "Floors (issue 13): k <= N, 93-97% in every cell with M >= 30 and N >= 4, at least 91% at M = 15. "
            "N = 1 and k > N are shown separately: see the notes below the tables.", "",

@@ -27,3 +27,55 @@ def test_an_undecided_rope_verdict_says_why():
     assert c.rope["above"] >= 0.95 and c.permutation["mid_p"] == pytest.approx(0.0654296875)
     assert c.verdict.startswith("undecided: the paired sign-flip test does not confirm the side beyond the ROPE "
                                 "(below -0.001: ")
+
+
+def test_every_question_at_the_end_takes_the_betting_far_end():
+    """0 of 100 correct gave [0, 2.3%] in population scope, below Clopper-Pearson's 3.6% (a pool with 2.5% of
+    always-solved questions shows none of them in 8% of samples): the far end now comes from the betting bound,
+    as where few questions carry the estimate."""
+    zero = be.estimate(np.zeros((100, 1), int), "avg", seed=0)
+    assert zero.interval == "exact+betting" and zero.lo == 0.0
+    assert 1 - 0.025 ** (1 / 100) < zero.hi < 0.045  # Clopper-Pearson's 3.62% < 4.04% (about log(40) / (0.9 M))
+    assert be.estimate(np.zeros((100, 1), int), "avg", seed=0, interval="exact").hi < 0.025  # the posterior's own
+    full = be.estimate(np.ones((1000, 4), int), "pass^4", seed=0)
+    assert full.interval == "exact+betting" and full.hi == 1.0 and 0.995 < full.lo < 1 - (1 - 0.025 ** 0.001)
+    assert be.estimate(np.ones((1000, 4), int), "pass^4", scope="benchmark").interval == "exact"  # population only
+
+
+def test_one_trial_intervals_cover_near_the_ends_by_enumeration():
+    """N = 1, M = 100, every question at p (the bounding case of the benchmark scope): coverage summed over the
+    binomial's outcomes.  Before, the benchmark interval drew the sampling error at each pbar (Wald-like: 86.6%
+    at p = 0.02, 87.7% at 0.05) and the population interval's far end at 0 of 100 was 2.3% (90.8% at 0.025)."""
+    from scipy import stats
+
+    M, xs = 100, np.arange(31)
+    ends = {}
+    for x in xs:
+        R = np.zeros((M, 1), int)
+        R[:x] = 1
+        ends[x] = [(e.lo, e.hi) for e in (be.estimate(R, "avg", scope=s, seed=0) for s in ("benchmark", "population"))]
+    for p in (0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.15):
+        pm = stats.binom.pmf(xs, M, p)
+        cover = [sum(pm[x] for x in xs if ends[x][s][0] <= p <= ends[x][s][1]) for s in (0, 1)]
+        assert cover[0] >= 0.905 and cover[1] >= 0.945, (p, cover)
+
+
+def test_a_long_table_of_one_model_is_read_with_model_name(tmp_path, capsys):
+    """tau-bench's per-model file has no model column, and the command line had no way to read it: the error named
+    --model-col, which needs a column; --model-name names the one model."""
+    import json
+
+    from bayeseval.cli import main
+
+    rows = [{"task_id": q, "trial": t, "reward": float((q + t) % 3 != 0)} for q in range(6) for t in range(2)]
+    path = tmp_path / "gpt-4o-airline.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    cols = ["--question-col", "task_id", "--score-col", "reward"]
+    assert main(["report", str(path), *cols]) == 2
+    assert "a table of one model: model=None, CLI --model-name NAME" in capsys.readouterr().err
+    assert main(["report", str(path), *cols, "--model-name", "gpt-4o", "--metrics", "avg", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out[0] if isinstance(out, list) else out["estimates"][0]
+    assert row["model"] == "gpt-4o" and row["value"] == pytest.approx(sum(r["reward"] for r in rows) / 12)
+    assert main(["report", str(path), *cols, "--model-name", "x", "--model-col", "task_id"]) == 2
+    assert "--model-name names the one model of a table without a model column" in capsys.readouterr().err

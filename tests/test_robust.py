@@ -294,19 +294,23 @@ def test_dp_draws_equal_an_independent_dirichlet_construction(freq):
 
 
 def test_one_trial_benchmark_scope_takes_the_equally_hard_bound():
-    """N = 1: Var(sum_i e_i) = sum_i p_i (1 - p_i) <= M pbar (1 - pbar); with pbar ~ Beta(1 + S, 1 + F) the
-    benchmark sd is sqrt(E[pbar (1 - pbar)] / M), and the exact draws are Bin(M, pbar) - M pbar around x-bar."""
+    """N = 1: Var(sum_i e_i) = sum_i p_i (1 - p_i) <= M pbar (1 - pbar), equality for equally hard questions, whose
+    benchmark truth is pbar itself: with pbar ~ Beta(1 + S, 1 + F) the benchmark sd is pbar's, and the exact draws
+    are pbar's (0 of 100 trials: the upper end is Beta(1, 101)'s 95% quantile, one-sided at the end of the range,
+    where drawing the sampling error at each pbar gave 0.017)."""
     rng = np.random.default_rng(3)
     x = (rng.random((80, 1)) < rng.beta(0.5, 0.5, 80)[:, None]).astype(int)
     S = int(x.sum())
     al, be_ = 1.0 + S, 1.0 + 80 - S
-    bound = math.sqrt(al * be_ / ((al + be_) * (al + be_ + 1.0)) / 80)
+    bound = math.sqrt(al * be_ / ((al + be_) ** 2 * (al + be_ + 1.0)))
     post = build(x, "avg")
     m, sd = post.moments("benchmark")
     assert m == pytest.approx(S / 80, abs=1e-12) and sd == pytest.approx(bound, rel=1e-12)
     d = post.draws("benchmark", 200_000, np.random.default_rng(0))
-    assert d.mean() == pytest.approx(S / 80, abs=4 * bound / math.sqrt(2e5))
+    assert d.mean() == pytest.approx(al / (al + be_), abs=4 * bound / math.sqrt(2e5))
     assert d.std() == pytest.approx(bound, rel=0.01)
+    e = be.estimate(np.zeros((100, 1), int), "avg", scope="benchmark", draws=200_000, seed=1)
+    assert (e.lo, e.interval) == (0.0, "exact") and e.hi == pytest.approx(1 - 0.05 ** (1 / 101), rel=0.01)
     # pass@1 / maj@1 / pass^1 are the same linear functional of p: the same bound
     for metric in ("pass@1", "pass^1", "maj@1"):
         assert build(x, metric).moments("benchmark")[1] == pytest.approx(bound, rel=1e-12)

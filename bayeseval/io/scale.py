@@ -356,8 +356,10 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
         raise NoScores(f"{where}: the file is empty (expected a header line and one row per trial)")
     for col, role in ((question, "question"), (score, "score"), (model, "model"), (weight, "weight")):
         if col is not None and col not in cols:
-            raise ValueError(f"{where}: no {role} column {col!r}; columns are {sorted(c for c in cols if c not in ('filename', 'file_row_number'))} "
-                             f"(name yours with {role}=... ; CLI --{role}-col NAME)")
+            one = "; a table of one model: model=None, CLI --model-name NAME" if role == "model" else ""
+            shown = sorted(c for c in cols if c not in ("filename", "file_row_number"))
+            raise ValueError(f"{where}: no {role} column {col!r}; columns are {shown} "
+                             f"(name yours with {role}=... ; CLI --{role}-col NAME{one})")
     _check_optional(where, cols, trial, dataset)
     use_trial = trial is not None and trial in cols and weight is None
     use_dataset = dataset is not None and dataset in cols

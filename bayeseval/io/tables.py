@@ -181,8 +181,9 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame.from_records(list(table))
     for col, role in ((question, "question"), (score, "score"), (model, "model")):
         if col is not None and col not in df.columns:
+            one = "; a table of one model: model=None, CLI --model-name NAME" if role == "model" else ""
             raise ValueError(f"{where}: no {role} column {col!r}; columns are {list(map(str, df.columns))} "
-                             f"(name yours with {role}=... ; CLI --{role}-col NAME)")
+                             f"(name yours with {role}=... ; CLI --{role}-col NAME{one})")
     check_optional_columns(where, list(map(str, df.columns)), trial, dataset)
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")

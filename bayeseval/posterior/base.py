@@ -168,6 +168,11 @@ class Posterior(ABC):
         its interval (the default interval then widens), else None (the default: no such check)."""
         return None
 
+    def at_range_end(self, scope: str) -> bool:
+        """Whether every question scores at the same end of the metric's range in ``scope``, so that no question
+        carries the estimate away from it (False by default: no such check)."""
+        return False
+
     def single_question_exact(self, level: float, method: str):
         """An exact interval without draws where the model has one (else None)."""
         return None
