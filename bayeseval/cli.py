@@ -862,12 +862,13 @@ def cmd_classify(args) -> int:
     df = df.assign(**{c: file_labels(df[c]) for c in {args.true, args.pred}})
     labels = None if args.labels is None else file_labels(_split(args.labels, "--labels", unique=False)).tolist()
     positive = None if args.positive is None else file_labels([args.positive])[0]
-    if args.model:
-        empty = np.flatnonzero((df[args.model].isna() | (df[args.model].astype(str).str.strip() == "")).to_numpy())
-        if empty.size:
-            raise UsageError(f"{path}: column {args.model!r} (--model) is empty in {empty.size} row(s) (data rows "
-                             f"{', '.join(map(str, empty[:5]))}{', ...' if empty.size > 5 else ''}, from 0); name "
-                             "the model of every row, or leave those rows out")
+    named = [(args.true, "--true", "give every row its label"), (args.pred, "--pred", "give every row its label")]
+    for col, flag, what in named + ([(args.model, "--model", "name the model of every row")] if args.model else []):
+        empty = np.flatnonzero((df[col].isna() | (df[col].astype(str).str.strip() == "")).to_numpy())
+        if empty.size:  # named by its option and rows here (the library names its argument and a position)
+            raise UsageError(f"{path}: column {col!r} ({flag}) is empty in {empty.size} row(s) (data rows "
+                             f"{', '.join(map(str, empty[:5]))}{', ...' if empty.size > 5 else ''}, from 0); {what}, "
+                             "or leave those rows out")
     groups = [(None, df)] if not args.model else list(df.groupby(args.model, sort=False))
     results = {}
     for name, g in groups:

@@ -79,3 +79,28 @@ def test_a_long_table_of_one_model_is_read_with_model_name(tmp_path, capsys):
     assert row["model"] == "gpt-4o" and row["value"] == pytest.approx(sum(r["reward"] for r in rows) / 12)
     assert main(["report", str(path), *cols, "--model-name", "x", "--model-col", "task_id"]) == 2
     assert "--model-name names the one model of a table without a model column" in capsys.readouterr().err
+
+
+def test_classify_names_the_option_of_an_empty_label_column(tmp_path, capsys):
+    """A judge that left two predictions unlabelled gave "y_pred is missing a label at position 67": the library's
+    argument, not the command's option, and no hint."""
+    from bayeseval.cli import main
+
+    path = tmp_path / "judged.csv"
+    path.write_text("qid,human,gpt4\n1,1,1\n2,0,\n3,1,0\n4,0,0\n")
+    assert main(["classify", str(path), "--true", "human", "--pred", "gpt4"]) == 2
+    assert ("column 'gpt4' (--pred) is empty in 1 row(s) (data rows 1, from 0); give every row its label, or leave "
+            "those rows out") in capsys.readouterr().err
+
+
+def test_a_designed_subset_gets_advice_beyond_resampling():
+    """Ten models on 3,610 questions and one on a 301-question subset: the error told the user to sample the
+    missing questions again, as if they had failed."""
+    import pandas as pd
+
+    a = pd.DataFrame(np.ones((5, 2), int), index=list("abcde"))
+    b = pd.DataFrame(np.ones((3, 2), int), index=list("abc"))
+    with pytest.raises(ValueError, match=r"missing in B: d, e; missing in A: none; .* a model run on a subset by "
+                                         r"design is compared on that subset only \(keep those questions of the "
+                                         r"other\), or left out \(CLI --models\)"):
+        be.compare(a, b)

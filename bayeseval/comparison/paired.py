@@ -139,7 +139,9 @@ def align(A: Counts, B: Counts, names=("A", "B")) -> tuple[Counts, np.ndarray | 
                 return ", ".join(map(str, xs[:10])) + (f" ... ({len(xs)} in all)" if len(xs) > 10 else "") or "none"
 
             hint = ("; a question with no observed trial (every sample failed, say) is left out when a file is "
-                    "read: sample it again (bayeseval run --retry-failed) or leave it out of both"
+                    "read: sample it again (bayeseval run --retry-failed) or leave it out of both; a model run on "
+                    "a subset by design is compared on that subset only (keep those questions of the other), or "
+                    "left out (CLI --models)"
                     if not (len(missing_a) and len(missing_b)) else "")  # one side a subset of the other
             if len(missing_b) == len(ia) and type(ia[0]) is not type(ib[0]):
                 hint = (f" (no id matches: {names[0]}'s ids are {type(ia[0]).__name__}, "
