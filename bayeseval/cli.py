@@ -780,7 +780,8 @@ def cmd_plan(args) -> int:
     str_ids = not _same_id_types(runs)  # "7" in one file, 7 in another: paired as compare pairs them
     counts = [r.counts(str_ids) for r in runs]
     result = plan(*counts, alpha=args.alpha, power=args.power, level=args.level, delta=args.delta)
-    text = json.dumps(result.to_dict(), indent=1) if args.format == "json" else result.summary()
+    who = f"{models[0]} - {models[1]}" if len(models) == 2 else models[0]
+    text = json.dumps(result.to_dict(), indent=1) if args.format == "json" else f"plan for {who}\n{result.summary()}"
     _write(text, args)
     return 0
 

@@ -104,3 +104,14 @@ def test_a_designed_subset_gets_advice_beyond_resampling():
                                          r"design is compared on that subset only \(keep those questions of the "
                                          r"other\), or left out \(CLI --models\)"):
         be.compare(a, b)
+
+
+def test_a_plan_names_its_models_and_its_metric(capsys):
+    """plan printed "paired difference: ..." with neither the metric (avg) nor which model is subtracted."""
+    from bayeseval.cli import main
+
+    assert main(["plan", "examples/data/tot_game24.json", "--delta", "0.03", "--quiet"]) == 0
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first == "plan for gpt-4 IO - gpt-4 CoT"
+    assert second.startswith("Pilot: M = 100 questions, N = 100 trials; paired difference of avg (mean score per "
+                             "trial): between-question variance 0.026,")

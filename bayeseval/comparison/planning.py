@@ -150,7 +150,8 @@ class Plan(Result):
         return f"more trials stop paying off near N = {n} (within-question share of the variance <= 10%)"
 
     def summary(self) -> str:
-        what = "paired difference" if self.paired else "mean score"
+        # the metric a plan is for, said: avg (the mean score of a trial), paired or of one model
+        what = "paired difference of avg (mean score per trial)" if self.paired else "avg (mean score per trial)"
         lines = [
             f"Pilot: M = {self.M_pilot} questions, N = {self.N_pilot} trials; {what}: between-question variance "
             f"{self.sigma_b2:.4g}, within-question variance per trial {self.sigma_w2:.4g}.",
