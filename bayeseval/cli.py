@@ -265,6 +265,9 @@ def cmd_report(args) -> int:
         raise type(exc)(f"{prefix}: {exc}" if prefix else str(exc)) from exc
     ev = _thresholded_labels(ev, metrics, args)
     ranking = _baseline_comparisons(data, args, metrics[0]) if args.baseline else None
+    if ranking is not None and len(metrics) > 1:  # one Δ column: say which metric it compares
+        print(f"bayeseval: note: --baseline compares the first of --metrics ({metrics[0]}); put another first to "
+              "compare it", file=sys.stderr)
     if args.plot_pass_k and not any(_is_binary_run(r) for r in data):
         raise UsageError("--plot-pass-k needs 0/1 outcomes; every run here is graded (categorical) or holds scores")
     text = tables.render(ev, args.format, outcomes=data, digits=args.digits, percent=not args.fraction,

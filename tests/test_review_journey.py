@@ -115,3 +115,12 @@ def test_a_plan_names_its_models_and_its_metric(capsys):
     assert first == "plan for gpt-4 IO - gpt-4 CoT"
     assert second.startswith("Pilot: M = 100 questions, N = 100 trials; paired difference of avg (mean score per "
                              "trial): between-question variance 0.026,")
+
+
+def test_baseline_says_which_metric_it_compares(capsys):
+    """report --metrics avg,pass@100 --baseline showed one Δ column (avg) and said nothing of pass@100."""
+    from bayeseval.cli import main
+
+    assert main(["report", "examples/data/tot_game24.json", "--metrics", "avg,pass@100", "--baseline", "gpt-4 IO"]) == 0
+    assert ("note: --baseline compares the first of --metrics (avg); put another first to compare it"
+            in capsys.readouterr().err)
