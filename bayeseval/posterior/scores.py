@@ -96,7 +96,9 @@ class ScorePosterior(Posterior):
         degrees of freedom), or the Bhatia-Davis bound when only one question has one trial.  The degrees of
         freedom of the sum are Welch-Satterthwaite's, ``(sum_j V_j)^2 / sum_j V_j^2 / d_j``: with few
         questions whose scores vary, the interval uses a t quantile with that many degrees of freedom instead
-        of the normal one (otherwise it covers 76-91% when one or two questions vary, M = 15-30)."""
+        of the normal one (otherwise it covers 76-91% when one or two questions vary, M = 15-30).  With exactly
+        one varying question it is a one-sample t interval on that question's trials, as good as the t is for
+        them: 86-88% with 2-4 skewed (Beta) trials, 95% from two varying questions on (docs/scores.md)."""
         parts, dfs, one = self._error_parts()
         total = float(parts.sum())
         unit = float(parts.max()) if parts.size and parts.max() > 0 else 1.0  # squares taken in its units
