@@ -121,11 +121,22 @@ def _load(paths, args):
     """Files/folders -> one OutcomeSet (with a progress bar over paths); warnings printed once."""
     sets = []
     for p in _progress(paths, args, "loading"):
-        part = load(p, format=args.input_format, columns=_columns(args), engine=getattr(args, "engine", "auto"),
-                    progress=lambda it: _progress(it, args, "counting shards"), **_reader_options(args))
-        if getattr(args, "model_name", None) is not None:  # read with model=None: the one model is 'model'
-            part = part.rename(models={"model": args.model_name})
-        sets.append(part)
+        def read(columns):
+            return load(p, format=args.input_format, columns=columns, engine=getattr(args, "engine", "auto"),
+                        progress=lambda it: _progress(it, args, "counting shards"), **_reader_options(args))
+
+        if getattr(args, "model_name", None) is None:
+            sets.append(read(_columns(args)))
+            continue
+        try:  # --model-name: a table with a model column would be pooled into one model without a word
+            found = read({k: v for k, v in _columns(args).items() if k != "model"})
+        except ValueError as exc:
+            if "no model column 'model'" not in str(exc):
+                raise
+        else:
+            raise UsageError(f"{p} has a model column 'model' (models: {', '.join(found.models)}); --model-name "
+                             "names the one model of a table without one: leave it out")
+        sets.append(read(_columns(args)).rename(models={"model": args.model_name}))  # read with model=None
     data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     for text in data.warnings:
         _warn(text)
@@ -1072,8 +1083,9 @@ def cmd_demo(args) -> int:
         import textwrap
 
         rows_said = ", ".join(f"{m} {name}" for m, name in widened)
-        print(textwrap.fill(f"Few tasks carry {rows_said} (their values sit near 0 or 1 because of a "
-                            "handful of tasks): the population interval's far end there is a betting confidence "
+        print(textwrap.fill(f"Few tasks (or none) carry {rows_said} away from 0 or 1 (their values sit near 0 or "
+                            "1 because of a handful of tasks): the population interval's far end there is a betting "
+                            "confidence "
                             "bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
     print()
     header = ("model", "metric", "estimate", "published", f"population {shown}", f"benchmark {shown}")
@@ -1162,8 +1174,9 @@ def _add_stats(p, *, interval: bool = True) -> None:
     g.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     if interval:
         g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default=DEFAULT_INTERVAL,
-                       help="interval method (default auto: exact, widened to exact+betting where few questions carry "
-                            "a population-scope metric; exact: posterior quantiles; bootstrap-t: the studentized "
+                       help="interval method (default auto: exact, widened to exact+betting where few questions (or "
+                            "none) carry a population-scope metric away from the end of its range; exact: posterior "
+                            "quantiles; bootstrap-t: the studentized "
                             "bootstrap over questions, population scope; exact+bootstrap-t / exact+betting: the wider "
                             "ends of exact and bootstrap-t / the betting confidence interval)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),

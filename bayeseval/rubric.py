@@ -434,8 +434,8 @@ class Rubric(Result):
         lines += ["", text_table(head, rows)]
         widened = [s for s, e in self.passing.items() if e.interval == "exact+betting"]
         if widened:
-            lines.append(f"passes of {', '.join(widened)}: few items carry the share, so the interval's far end is a "
-                         "betting confidence bound (docs/honesty.md)")
+            lines.append(f"passes of {', '.join(widened)}: few items (or none) carry the share away from 0 or 1, so "
+                         "the interval's far end is a betting confidence bound (docs/honesty.md)")
         if self.agreement:
             lines += ["", "judge agreement (Krippendorff's alpha, bootstrap interval over rated units)"]
             lines.append(text_table(["dimension", "alpha", "interval", "measurement", "units", "judges"],

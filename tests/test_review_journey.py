@@ -44,20 +44,25 @@ def test_every_question_at_the_end_takes_the_betting_far_end():
 
 def test_one_trial_intervals_cover_near_the_ends_by_enumeration():
     """N = 1, M = 100, every question at p (the bounding case of the benchmark scope): coverage summed over the
-    binomial's outcomes.  Before, the benchmark interval drew the sampling error at each pbar (Wald-like: 86.6%
-    at p = 0.02, 87.7% at 0.05) and the population interval's far end at 0 of 100 was 2.3% (90.8% at 0.025)."""
+    binomial's outcomes, p on a fine grid.  Before, the benchmark interval drew the sampling error at each pbar
+    (Wald-like: 82% at p = 0.017) and the population interval's far end at 0 of 100 was 2.3% (90.8% at 0.025);
+    Beta(1 + S, 1 + F) for the benchmark truth dipped to 78.9% (p = 0.0024, its lower end at S = 1 above p)."""
     from scipy import stats
 
-    M, xs = 100, np.arange(31)
+    M, xs = 100, np.arange(41)
     ends = {}
     for x in xs:
         R = np.zeros((M, 1), int)
         R[:x] = 1
-        ends[x] = [(e.lo, e.hi) for e in (be.estimate(R, "avg", scope=s, seed=0) for s in ("benchmark", "population"))]
-    for p in (0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.15):
-        pm = stats.binom.pmf(xs, M, p)
-        cover = [sum(pm[x] for x in xs if ends[x][s][0] <= p <= ends[x][s][1]) for s in (0, 1)]
-        assert cover[0] >= 0.905 and cover[1] >= 0.945, (p, cover)
+        ends[x] = [(e.lo, e.hi) for e in (be.estimate(R, "avg", scope=s, seed=0, draws=20_000)
+                                          for s in ("benchmark", "population"))]
+    ps = np.concatenate([np.linspace(0.0005, 0.05, 100), np.linspace(0.05, 0.2, 31)[1:]])
+    pm = stats.binom.pmf(xs[None, :], M, ps[:, None])
+    for s, floor in ((0, 0.915), (1, 0.915)):
+        inside = np.array([[ends[x][s][0] <= p <= ends[x][s][1] for x in xs] for p in ps])
+        cover = (pm * inside).sum(axis=1)
+        assert cover.min() >= floor, (s, float(cover.min()), float(ps[cover.argmin()]))
+        assert cover.mean() >= 0.95, (s, float(cover.mean()))
 
 
 def test_a_long_table_of_one_model_is_read_with_model_name(tmp_path, capsys):
@@ -124,3 +129,10 @@ def test_baseline_says_which_metric_it_compares(capsys):
     assert main(["report", "examples/data/tot_game24.json", "--metrics", "avg,pass@100", "--baseline", "gpt-4 IO"]) == 0
     assert ("note: --baseline compares the first of --metrics (avg); put another first to compare it"
             in capsys.readouterr().err)
+
+
+def test_a_constant_payoff_is_not_at_the_end_of_a_range():
+    """A payoff vector [0.5, 0.5] has no range: the at-the-end rule sent it to the betting interval, which refused
+    a zero-width range."""
+    e = be.estimate(np.zeros((50, 1), int), [0.5, 0.5])
+    assert (e.value, e.lo, e.hi, e.interval) == (0.5, 0.5, 0.5, "exact")

@@ -295,22 +295,31 @@ def test_dp_draws_equal_an_independent_dirichlet_construction(freq):
 
 def test_one_trial_benchmark_scope_takes_the_equally_hard_bound():
     """N = 1: Var(sum_i e_i) = sum_i p_i (1 - p_i) <= M pbar (1 - pbar), equality for equally hard questions, whose
-    benchmark truth is pbar itself: with pbar ~ Beta(1 + S, 1 + F) the benchmark sd is pbar's, and the exact draws
-    are pbar's (0 of 100 trials: the upper end is Beta(1, 101)'s 95% quantile, one-sided at the end of the range,
-    where drawing the sampling error at each pbar gave 0.017)."""
+    benchmark truth is pbar itself, drawn from half Beta(S, F + 1), half Beta(S + 1, F) (Clopper-Pearson's two
+    laws): the benchmark sd is that mixture's (by numerical integration here), the draws are its, and 0 of 100
+    reaches its 97.5% quantile, the rule of three's 2.95%, where drawing the sampling error at each pbar reached
+    0.017."""
+    from scipy import integrate, stats
+
     rng = np.random.default_rng(3)
     x = (rng.random((80, 1)) < rng.beta(0.5, 0.5, 80)[:, None]).astype(int)
     S = int(x.sum())
-    al, be_ = 1.0 + S, 1.0 + 80 - S
-    bound = math.sqrt(al * be_ / ((al + be_) ** 2 * (al + be_ + 1.0)))
+    F = 80 - S
+
+    def pdf(t):
+        return 0.5 * (stats.beta.pdf(t, S, F + 1) + stats.beta.pdf(t, S + 1, F))
+
+    mean = integrate.quad(lambda t: t * pdf(t), 0, 1)[0]
+    bound = math.sqrt(integrate.quad(lambda t: t * t * pdf(t), 0, 1)[0] - mean**2)
     post = build(x, "avg")
     m, sd = post.moments("benchmark")
-    assert m == pytest.approx(S / 80, abs=1e-12) and sd == pytest.approx(bound, rel=1e-12)
+    assert m == pytest.approx(S / 80, abs=1e-12) and sd == pytest.approx(bound, rel=1e-9)
     d = post.draws("benchmark", 200_000, np.random.default_rng(0))
-    assert d.mean() == pytest.approx(al / (al + be_), abs=4 * bound / math.sqrt(2e5))
+    assert d.mean() == pytest.approx(mean, abs=4 * bound / math.sqrt(2e5))
     assert d.std() == pytest.approx(bound, rel=0.01)
     e = be.estimate(np.zeros((100, 1), int), "avg", scope="benchmark", draws=200_000, seed=1)
-    assert (e.lo, e.interval) == (0.0, "exact") and e.hi == pytest.approx(1 - 0.05 ** (1 / 101), rel=0.01)
+    q95 = 1 - 0.05 ** (1 / 100)  # half a point at 0: the mixture's 97.5% quantile is Beta(1, 100)'s 95% (2.95%)
+    assert (e.lo, e.interval) == (0.0, "exact") and e.hi == pytest.approx(q95, rel=0.01)
     # pass@1 / maj@1 / pass^1 are the same linear functional of p: the same bound
     for metric in ("pass@1", "pass^1", "maj@1"):
         assert build(x, metric).moments("benchmark")[1] == pytest.approx(bound, rel=1e-12)

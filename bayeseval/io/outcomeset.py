@@ -306,6 +306,13 @@ class CountRun:
         return f"<CountRun {self.dataset}/{self.model}: {self.M} questions x {N} trials{w} (counted)>"
 
 
+def _renamed(run, model: str, dataset: str):
+    """``run`` under another model and dataset name (a Run is a frozen dataclass; a CountRun is copied)."""
+    if isinstance(run, CountRun):
+        return CountRun(dataset, model, run._counts, run.weights, run.reported, run.meta)
+    return replace(run, model=model, dataset=dataset)
+
+
 class OutcomeSet:
     """Outcomes of several models (and datasets), labelled by question id and trial.
 
@@ -440,7 +447,7 @@ class OutcomeSet:
 
     def rename(self, models: dict | None = None, datasets: dict | None = None) -> "OutcomeSet":
         models, datasets = models or {}, datasets or {}
-        runs = [replace(r, model=models.get(r.model, r.model), dataset=datasets.get(r.dataset, r.dataset)) for r in self]
+        runs = [_renamed(r, models.get(r.model, r.model), datasets.get(r.dataset, r.dataset)) for r in self]
         return OutcomeSet(runs, source=self.source, license=self.license, notes=self.notes, warnings=self.warnings)
 
     def merge(self, *others: "OutcomeSet") -> "OutcomeSet":

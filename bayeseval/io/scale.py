@@ -180,8 +180,9 @@ def _scan(files: list[str], fmt: str, located: bool = True) -> str:
     lst = "[" + ", ".join(_literal(f) for f in files) + "]"
     hive = ", hive_partitioning = true" if any("=" in Path(f).parent.name for f in files if "://" not in f) else ""
     fn = ", filename = true" if located else ""
-    if fmt == "parquet":  # several files: read by column name, each type widened to one that holds them all
-        union = ", union_by_name = true" if len(files) > 1 else ""
+    if fmt == "parquet":  # several local files, their schemas checked (_shard_schemas): read by column name, each
+        # type widened to one that holds them all; remote files keep DuckDB's own check of one schema
+        union = ", union_by_name = true" if len(files) > 1 and not any("://" in f for f in files) else ""
         return f"read_parquet({lst}{fn}{', file_row_number = true' if located else ''}{hive}{union})"
     if fmt == "csv":
         sep = "\\t" if all(f.endswith(".tsv") for f in files) else ","
@@ -238,8 +239,9 @@ def _shard_schemas(con, files: list[str], used: dict) -> list[str]:
             kinds.setdefault(columns[f][col], f)
         if role != "score" and len(kinds) > 1:
             (k1, f1), (k2, f2) = sorted(kinds.items())[:2]
+            why = " (7 and '7' would be two questions)" if role == "question" else ""
             raise ValueError(f"{f1} stores column {col!r} as {k1} and {f2} as {k2}; the shards of one table must "
-                             "store it one way (7 and '7' would be two questions)")
+                             f"store it one way{why}")
     return [f for f in files if "://" in f or f in set(filled)]
 
 
@@ -379,8 +381,9 @@ def _count_on(con, scan, located_scan, where, fmt, files, model, question, trial
             raise ValueError(f"{where}: column {col!r} ({role}) holds {typ}; a {role} must be text or a number")
 
     def number(col: str) -> str:  # a NaN id is no id (empty), as the pandas reader reads it
-        q = _quote(col)
-        return f"(CASE WHEN isnan({q}) THEN NULL ELSE {q} END)" if cols[col] in ("FLOAT", "DOUBLE") else q
+        q = _quote(col)  # tested as text: DuckDB folds isnan() to false from Parquet statistics that omit NaN
+        return (f"(CASE WHEN lower({q}::VARCHAR) IN ('nan', '-nan') THEN NULL ELSE {q} END)"
+                if cols[col] in ("FLOAT", "DOUBLE") else q)
 
     def text(col: str) -> str:  # labels as text (a cast only where the column is not text already), stripped of
         # surrounding spaces as the pandas reader strips them ('q1 ' is question 'q1'); blank is empty (NULL)
@@ -1147,9 +1150,12 @@ def count_shards(source: Any, *, progress: Any = None, check_overlap: bool = Fal
     files = _files(source)
     if len(files) == 1 or progress is None:
         return count_table(files if len(files) > 1 else files[0], **kw)
-    _check_shards(files, kw)  # as the one query checks them: shards that store a column differently are refused
-    out, empty = None, set()
+    kept = set(_check_shards(files, kw))  # as the one query checks them: shards that store a column differently
+    # are refused, empty ones left out (whatever their schema; the progress still moves over them)
+    out, empty = None, set(files) - kept
     for i, f in enumerate(progress(files)):
+        if f not in kept:
+            continue
         try:
             part = count_table(f, **kw)
             out = part if out is None else add_counts(out, part, where=f"{f} (added to the shards before it)")
@@ -1174,20 +1180,21 @@ def _used(model, question, trial, score, dataset, weight) -> dict:
     return {col: role for role, col in named if col is not None}
 
 
-def _check_shards(files: list[str], kw: dict) -> None:
-    """:func:`_shard_schemas` for shards counted one by one (``count_shards`` with ``progress``)."""
+def _check_shards(files: list[str], kw: dict) -> list[str]:
+    """:func:`_shard_schemas` for shards counted one by one (``count_shards`` with ``progress``): the shards to
+    count (empty Parquet shards left out, whatever their schema, as one query leaves them out)."""
     if kw.get("format") not in (None, "parquet"):
-        return
+        return files
     try:
         import duckdb
     except ImportError:  # no DuckDB: the engine that counts each shard reads it as it is
-        return
+        return files
     names = {role: kw.get(role, role) for role in ("model", "question", "trial", "score", "dataset")}
     con = _cursor(duckdb)
     try:
-        _shard_schemas(con, files, _used(**names, weight=kw.get("weight")))
+        return _shard_schemas(con, files, _used(**names, weight=kw.get("weight")))
     except duckdb.Error:  # a shard DuckDB cannot read: its own count names it
-        return
+        return files
     finally:
         con.close()
 

@@ -325,7 +325,8 @@ class MetricsRequest(_Stats):
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
     interval: EstimateInterval = Field("auto", description="auto (exact, widened to exact+betting where few "
-                                      "questions carry a population-scope metric), exact, normal or hdi (posterior), "
+                                      "questions (or none) carry a population-scope metric away from the end of its "
+                                      "range), exact, normal or hdi (posterior), "
                                       "bootstrap-t (the studentized bootstrap over questions; population scope), "
                                       "exact+bootstrap-t or exact+betting (the wider ends of exact and bootstrap-t / "
                                       "the betting confidence interval)")
