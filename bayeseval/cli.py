@@ -1085,8 +1085,7 @@ def cmd_demo(args) -> int:
         rows_said = ", ".join(f"{m} {name}" for m, name in widened)
         print(textwrap.fill(f"Few tasks (or none) carry {rows_said} away from 0 or 1 (their values sit near 0 or "
                             "1 because of a handful of tasks): the population interval's far end there is a betting "
-                            "confidence "
-                            "bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
+                            "confidence bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
     print()
     header = ("model", "metric", "estimate", "published", f"population {shown}", f"benchmark {shown}")
     table = [header] + [

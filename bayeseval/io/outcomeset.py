@@ -91,7 +91,8 @@ class Run:
 
     @property
     def id_types(self) -> frozenset:
-        """The Python types of the question ids (:func:`id_kinds`)."""
+        """The Python types of the question ids (a tuple of Python values here; a counted run reads its id array's
+        dtype, :func:`id_kinds`)."""
         return frozenset(type(i) for i in self.ids)
 
     def __post_init__(self):

@@ -242,7 +242,8 @@ def _shard_schemas(con, files: list[str], used: dict) -> list[str]:
             why = " (7 and '7' would be two questions)" if role == "question" else ""
             raise ValueError(f"{f1} stores column {col!r} as {k1} and {f2} as {k2}; the shards of one table must "
                              f"store it one way{why}")
-    return [f for f in files if "://" in f or f in set(filled)]
+    keep = set(filled)
+    return [f for f in files if "://" in f or f in keep]
 
 
 # ----------------------------------------------------------------------------- counting
