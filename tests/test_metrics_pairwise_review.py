@@ -158,3 +158,26 @@ def test_tailpass_moment_of_a_constant_score_has_no_spread():
     # every attempt scores the same: S is constant, E[S^lam] = 0.5^2 exactly with sd 0 (scorio 0.2.3 gives 0)
     assert be.tailpass([[1, 1, 0, 0, 0]], 5, w=[0.5, 0.5]).moment(2) == (0.25, 0.0)
     assert be.tailpass([[1, 0, 1, 1]], 3, w=[1.0, 1.0], thresholds=[0.4, 0.8, 1.0]).moment(3) == (1.0, 0.0)
+
+
+def test_ppi_intervals_of_a_share_stay_in_range_and_an_estimate_outside_it_is_named():
+    """0/1 human labels: the normal intervals ran past 1 (classical hi 1.046 for 19 of 20); they are cut at the
+    range, and a prediction-powered estimate outside it (1.144: unbiased, not range-keeping) is warned, not hidden."""
+    from scipy import stats as st
+
+    y = np.r_[np.ones(19), 0.0]
+    f = np.r_[np.ones(15), np.zeros(5)]
+    r = ppi_mean(y, f, np.ones(100))
+    z = st.norm.ppf(0.975)
+    se_c = np.sqrt(0.95 * 0.05 / 20)
+    assert r.classical["lo"] == pytest.approx(0.95 - z * se_c, rel=1e-12) and r.classical["hi"] == 1.0
+    lam = r.lam
+    assert r.estimate == pytest.approx(lam * 1.0 + (y - lam * f).mean(), rel=1e-12) and r.estimate > 1
+    assert r.hi > r.lo > 1  # left as computed: cutting it would read as certainty
+    assert any("lies outside [0, 1]" in w and "20 human labels" in w for w in r.warnings)
+    inside = ppi_mean(np.r_[np.ones(18), 0, 0], np.r_[np.ones(17), 0, 1, 0], np.r_[np.ones(95), np.zeros(5)])
+    assert inside.estimate + z * inside.se > 1.0  # the normal interval's end, before the cut
+    assert inside.hi == 1.0 and inside.lo == pytest.approx(inside.estimate - z * inside.se, rel=1e-12)
+    assert inside.lo < inside.estimate < 1.0 and not inside.warnings
+    scores = ppi_mean([0.9, 1.0, 0.95, 1.0], [0.9, 1.0, 0.9, 1.0], [1.0, 1.0])  # not 0/1: no range is assumed
+    assert scores.hi > 1.0

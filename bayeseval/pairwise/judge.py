@@ -15,7 +15,9 @@ parameter
 .. math::  \hat\lambda = \mathrm{clip}_{[0,1]}\ \frac{\widehat{\mathrm{Cov}}(y, f)}{(1 + n/N)\,\widehat{\mathrm{Var}}(f, \tilde f)}
 
 never worse than the human labels alone (``lambda = 0``) in large samples; ``lambda = 1`` is plain PPI.
-The effective number of human labels is ``n Var_classical / Var_PPI``.  Estimators as in the
+The effective number of human labels is ``n Var_classical / Var_PPI``.  With 0/1 human labels (a share) both
+normal intervals are cut at 0 and 1; a prediction-powered estimate outside [0, 1] (it is unbiased, not kept in
+range) is reported as it is, with a warning that its interval does not hold there.  Estimators as in the
 authors' ``ppi_py`` (tested against it).  The human subset must be a random subset of the items.
 
 **Agreement** of a judge with humans on the same items: raw agreement, Cohen's kappa (statsmodels,
@@ -127,13 +129,22 @@ def ppi_mean(y: Any, f: Any, f_unlabeled: Any, *, lam: float | None = None, leve
     se = math.sqrt(float(np.var(lam * fu)) / N + float(np.var(y - lam * f)) / n)
     z = float(stats.norm.ppf(0.5 + level / 2))
     se_c = math.sqrt(float(np.var(y)) / n)
-    classical = {"estimate": float(y.mean()), "se": se_c, "lo": float(y.mean()) - z * se_c,
-                 "hi": float(y.mean()) + z * se_c}
+    binary = bool(np.isin(y, (0.0, 1.0)).all())  # 0/1 human labels: the mean is a share, within [0, 1]
+    clip = (lambda a, b: (max(a, 0.0), min(b, 1.0))) if binary else (lambda a, b: (a, b))
+    c_lo, c_hi = clip(float(y.mean()) - z * se_c, float(y.mean()) + z * se_c)
+    classical = {"estimate": float(y.mean()), "se": se_c, "lo": c_lo, "hi": c_hi}
     eff = n * se_c**2 / se**2 if se > 0 else None
     warns = [] if se > 0 else [f"the {n} human labels and the judge's residuals on them do not vary, so the "
                                "standard error is 0 and the interval has no width: that is no certainty, only no "
                                "spread seen; label more items"]
-    return PPIMean(estimate=est, se=se, lo=est - z * se, hi=est + z * se, lam=lam, level=level, n=n, N=N,
+    lo, hi = est - z * se, est + z * se
+    if binary and not 0.0 <= est <= 1.0:  # PPI's estimate is unbiased, not kept in range: say so, change nothing
+        warns.append(f"the prediction-powered estimate {est:.4g} lies outside [0, 1], the range of a share of 0/1 "
+                     f"labels: its normal interval does not hold with {n} human labels this far from the judge's; "
+                     "report the human labels alone (classical) or label more items")
+    elif binary:  # a share lies in [0, 1]: the normal interval's ends are cut there (it still holds the estimate)
+        lo, hi = clip(lo, hi)
+    return PPIMean(estimate=est, se=se, lo=lo, hi=hi, lam=lam, level=level, n=n, N=N,
                    classical=classical, judge_only=float(np.concatenate([f, fu]).mean()),
                    effective_n=None if eff is None else float(eff), warnings=warns)
 
