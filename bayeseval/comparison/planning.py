@@ -12,9 +12,11 @@ Evals", arXiv:2411.00640).  For a paired comparison the same
 holds for the per-question difference :math:`\hat x_{Ai} - \hat x_{Bi}` with
 :math:`\sigma_b^2 = \mathrm{Var}(p_A - p_B)` and
 :math:`\sigma_w^2 = E[p_A(1-p_A)] + E[p_B(1-p_B)]` (per trial of each model).
-Both components are estimated without bias from a pilot with ``n_i >= 2``:
-:math:`\hat\sigma_w^2 = \mathrm{mean}_i\, s_i(n_i - s_i)/(n_i(n_i-1))` and
-:math:`\hat\sigma_b^2 = \mathrm{Var}_i(\hat x_i) - \mathrm{mean}_i(\hat\sigma^2_{w,i}/n_i)`.
+Both components are estimated from a pilot with ``n_i >= 2``:
+:math:`\hat\sigma_w^2 = \mathrm{mean}_i\, s_i(n_i - s_i)/(n_i(n_i-1))` (unbiased) and
+:math:`\hat\sigma_b^2 = \max\bigl(0,\ \mathrm{Var}_i(\hat x_i) - \mathrm{mean}_i(\hat\sigma^2_{w,i}/n_i)\bigr)`:
+the difference inside is unbiased, and cutting it at 0 (a variance is not negative) biases it upwards where the
+true value is near 0, so the standard errors and sample sizes planned from it err on the large side there.
 
 Then, for a two-sided test at ``alpha`` with power ``1 - beta``:
 minimum detectable effect :math:`(z_{1-\alpha/2} + z_{1-\beta})\,SE(M, N)`;
