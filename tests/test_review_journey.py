@@ -2,6 +2,8 @@
 showed it."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -29,16 +31,18 @@ def test_an_undecided_rope_verdict_says_why():
                                 "(below -0.001: ")
 
 
-def test_every_question_at_the_end_takes_the_betting_far_end():
+def test_every_question_at_the_end_takes_clopper_pearsons_far_end():
     """0 of 100 correct gave [0, 2.3%] in population scope, below Clopper-Pearson's 3.6% (a pool with 2.5% of
-    always-solved questions shows none of them in 8% of samples): the far end now comes from the betting bound,
-    as where few questions carry the estimate."""
+    always-solved questions shows none of them in 8% of samples): the far end now comes from Clopper-Pearson's
+    bound on the summed scores, as where few questions carry the estimate (the betting bound's 4.04% before)."""
     zero = be.estimate(np.zeros((100, 1), int), "avg", seed=0)
-    assert zero.interval == "exact+betting" and zero.lo == 0.0
-    assert 1 - 0.025 ** (1 / 100) < zero.hi < 0.045  # Clopper-Pearson's 3.62% < 4.04% (about log(40) / (0.9 M))
+    assert zero.interval == "exact+binomial" and zero.lo == 0.0
+    assert zero.hi == pytest.approx(1 - 0.025 ** (1 / 100), rel=1e-12)  # 3.62%: P(every score 0) <= (1 - mean)^M
     assert be.estimate(np.zeros((100, 1), int), "avg", seed=0, interval="exact").hi < 0.025  # the posterior's own
+    betting = be.estimate(np.zeros((100, 1), int), "avg", seed=0, interval="exact+betting")
+    assert betting.interval == "exact+betting" and 0.04 < betting.hi < 0.045  # about log(40) / (0.9 M)
     full = be.estimate(np.ones((1000, 4), int), "pass^4", seed=0)
-    assert full.interval == "exact+betting" and full.hi == 1.0 and 0.995 < full.lo < 1 - (1 - 0.025 ** 0.001)
+    assert full.interval == "exact+binomial" and full.hi == 1.0 and full.lo == pytest.approx(0.025 ** 0.001, rel=1e-12)
     assert be.estimate(np.ones((1000, 4), int), "pass^4", scope="benchmark").interval == "exact"  # population only
 
 
@@ -136,3 +140,15 @@ def test_a_constant_payoff_is_not_at_the_end_of_a_range():
     a zero-width range."""
     e = be.estimate(np.zeros((50, 1), int), [0.5, 0.5])
     assert (e.value, e.lo, e.hi, e.interval) == (0.5, 0.5, 0.5, "exact")
+
+
+def test_a_constant_payoff_is_named_not_reported_silently():
+    """All-zero category weights gave avg = 0 with interval [0, 0] and no word: every answer is worth the same."""
+    R = np.array([[0, 1, 2], [2, 2, 1], [0, 0, 0]])
+    with pytest.warns(be.ModelCheckWarning, match="every outcome is worth 0 under this metric"):
+        e = be.estimate(R, "avg", w=[0, 0, 0])
+    assert (e.value, e.lo, e.hi) == (0.0, 0.0, 0.0) and "check w=" in e.warnings[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = be.estimate(R, "avg", w=[0, 0.5, 1])
+    assert not any("every outcome is worth" in w for w in plain.warnings)

@@ -146,6 +146,11 @@ class Posterior(ABC):
         from .check import pull_warning
 
         out = list(self._model_checks(scope, advice))
+        lo, hi = self.range
+        if lo == hi:  # all-zero weights, a constant payoff: every answer is worth the same
+            out.append(f"every outcome is worth {lo:g} under this metric (its weights or payoff give every category the "
+                       f"same value), so the estimate is {lo:g} whatever the answers and its interval has no width; "
+                       "check w= (or the payoff vector)")
         pulled = pull_warning(mean, sd, value, self.prior.label, self.M, scope)
         out += [pulled] if pulled else []
         bounds = self.pool_free_bounds(level) if scope == "population" and level is not None else None
