@@ -42,7 +42,12 @@ wide against 0.175 on average over 50 seeded runs).
 The set is computed on a grid of candidate means (``grid`` points on [0, 1], plus any ``extra``
 points such as a null value or ROPE edges, evaluated exactly); reported endpoints are the nearest
 *excluded* grid points outside the set, so they are conservative by at most one grid step
-(1/4000 of the range by default).
+(1/4000 of the range by default).  Since the set only shrinks, a grid point leaves the computation once its
+running maximum reaches :math:`\log(1/\alpha)` (the observations are taken in steps of about 32,768 grid
+points x observations, the rejected points dropped between steps): an observation costs about as many grid
+points as the set still holds, not the whole grid.  A rejected point's capital is brought up to date from the
+stored observations only when it is asked for (:meth:`BettingCS.log_e`, or every point rejected), with the
+same sums in the same order, so every number is the one the whole grid would give.
 
 Reference: I. Waudby-Smith and A. Ramdas (2024), "Estimating means of bounded random variables by
 betting", JRSS-B 86(1), 1-27, arXiv:2010.09686 (Theorem 3, Section 5.1, Remark 3 on hedging).
@@ -72,7 +77,11 @@ CS_BET_CAP = 0.5  # c: the bet never risks more than half the capital on one obs
 # betting interval of intervals.py has its own, CI_BET_CAP = 0.9)
 AGRAPA_CAP = 0.75  # the paper's truncation for aGRAPA
 GRID = 4001
-_BLOCK = 1 << 20  # cells (observations x grid points) per block: about 100 MB at the peak of an update
+_BLOCK = 1 << 20  # the running sums restart every _BLOCK // (grid points) observations (the cut the whole grid was
+# once updated in, about 100 MB a block; the sums keep it so every capital is the same to the last bit)
+_CELLS = 1 << 15  # grid points x observations per step of work: rejected points are dropped between steps
+_MIN_ROWS = 4  # observations per step at the least (the whole grid at the start: 4,001 points)
+_SLACK = 1.0  # once every mean is rejected, points within this log capital of the least rejected one stay updated
 
 
 def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, float]):
@@ -85,23 +94,29 @@ def _predictable_bets(x: np.ndarray, alpha: float, state: tuple[int, float, floa
     return lam, state
 
 
-def _agrapa_bets(x: np.ndarray, m: np.ndarray, state: tuple[int, float, float]):
-    """aGRAPA bets against every candidate ``m`` (Waudby-Smith & Ramdas 2024, Section 5.3): the running
-    ``mean(y) / mean(y^2)`` of ``y_i = x_i - m`` over the earlier observations (one pseudo-observation with
-    ``y^2 = 1/4`` keeps it finite), the Kelly-optimal fraction to first order.  Returns ``(T, G)`` signed bets
-    and the updated sums ``(t, sum x, sum x^2)``."""
+def _agrapa_sums(x: np.ndarray, state: tuple[int, float, float]):
+    """What the aGRAPA bets need of the earlier observations, for each new one: ``(c1, c2, k)`` = (sum x, sum x^2,
+    how many) over the observations before it, and the updated sums ``(t, sum x, sum x^2)``."""
     t0, s1, s2 = state
     c1 = s1 + np.concatenate([[0.0], np.cumsum(x)[:-1]])  # sums over the earlier observations
     c2 = s2 + np.concatenate([[0.0], np.cumsum(x * x)[:-1]])
-    k = (t0 + np.arange(x.size))[:, None].astype(np.float64)  # how many came before
-    num = c1[:, None] - k * m[None, :]
-    den = 0.25 + c2[:, None] - 2.0 * m[None, :] * c1[:, None] + k * m[None, :] ** 2
-    return num / den, (t0 + x.size, s1 + float(x.sum()), s2 + float((x * x).sum()))
+    k = (t0 + np.arange(x.size)).astype(np.float64)
+    return (c1, c2, k), (t0 + x.size, s1 + float(x.sum()), s2 + float((x * x).sum()))
 
 
-def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.ndarray, logm0: np.ndarray,
-                       cap: float = CS_BET_CAP):
-    """Cumulative log capitals of the two bets, (T, G) each, starting from ``logp0``, ``logm0`` (G,).
+def _agrapa_bets(sums: tuple[np.ndarray, np.ndarray, np.ndarray], m: np.ndarray) -> np.ndarray:
+    """aGRAPA bets against every candidate ``m`` (Waudby-Smith & Ramdas 2024, Section 5.3): the running
+    ``mean(y) / mean(y^2)`` of ``y_i = x_i - m`` over the earlier observations (one pseudo-observation with
+    ``y^2 = 1/4`` keeps it finite), the Kelly-optimal fraction to first order.  ``sums`` from :func:`_agrapa_sums`
+    (T,) each; returns ``(T, G)`` signed bets."""
+    c1, c2, k = (a[:, None] for a in sums)
+    num = c1 - k * m[None, :]
+    den = 0.25 + c2 - 2.0 * m[None, :] * c1 + k * m[None, :] ** 2
+    return num / den
+
+
+def _log_factors(x: np.ndarray, lam: np.ndarray, m: np.ndarray, cap: float):
+    """log of each observation's factor in the two bets' capitals, (T, G) each.
 
     ``lam`` is ``(T,)`` (one size for every candidate, bet both ways) or ``(T, G)`` signed (positive: on
     ``x > m``); each side's bet is truncated to keep every factor at least ``1 - cap``."""
@@ -113,14 +128,28 @@ def _log_capital_steps(x: np.ndarray, lam: np.ndarray, m: np.ndarray, logp0: np.
         lam_up = lam_dn = lam[:, None]
     else:
         lam_up, lam_dn = np.maximum(lam, 0.0), np.maximum(-lam, 0.0)
-    up = np.log1p(np.minimum(lam_up, cap_up[None, :]) * d)
-    dn = np.log1p(-np.minimum(lam_dn, cap_dn[None, :]) * d)
-    return logp0 + np.cumsum(up, axis=0), logm0 + np.cumsum(dn, axis=0)
+    up = np.minimum(lam_up, cap_up[None, :])
+    up *= d
+    dn = np.minimum(lam_dn, cap_dn[None, :])
+    np.negative(dn, out=dn)
+    dn *= d
+    return np.log1p(up, out=up), np.log1p(dn, out=dn)
 
 
 def _hedged(logp: np.ndarray, logm: np.ndarray) -> np.ndarray:
     """log(K+/2 + K-/2)."""
     return np.logaddexp(logp, logm) - math.log(2.0)
+
+
+def _put(buf: np.ndarray, at: int, rows) -> np.ndarray:
+    """``rows`` written into ``buf`` from row ``at`` on; ``buf`` is grown (doubled) first when it is too short."""
+    end = at + len(rows)
+    if end > buf.shape[0]:
+        grown = np.empty((max(2 * buf.shape[0], end, 64),) + buf.shape[1:], dtype=buf.dtype)
+        grown[:at] = buf[:at]
+        buf = grown
+    buf[at:end] = rows
+    return buf
 
 
 class BettingCS:
@@ -140,6 +169,12 @@ class BettingCS:
     the sequence after each of them; ``interval`` is the current one, ``log_e(m)`` the log of the
     running-maximum capital against the mean ``m`` (an e-value: ``exp(-log_e)`` is an anytime-valid
     p-value for "the mean is ``m``", when ``m`` is one of ``extra``).
+
+    Only the grid points still in the set (and the ``extra`` ones) are updated with every observation; the
+    sequence keeps the observations (8 bytes each) to bring a rejected point's capital up to date when
+    :meth:`log_e` asks for it.  Once every point is rejected (:attr:`empty`), the least-rejected one is sought over
+    the whole grid: the points that may be it are brought up to date, which can cost up to what updating the whole
+    grid did.
     """
 
     def __init__(self, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, *, extra=(), grid: int = GRID,
@@ -166,12 +201,25 @@ class BettingCS:
         self._extra = extra
         u = np.concatenate([np.linspace(0.0, 1.0, grid), np.clip((extra - lo) / (hi - lo), 0.0, 1.0)])
         self._m, self._order = np.unique(u, return_inverse=True)
-        self._logp = np.zeros(self._m.size)
-        self._logm = np.zeros(self._m.size)
-        self._runmax = np.zeros(self._m.size)
+        G = self._m.size
+        # per candidate mean: the two bets' log capitals where its block of sums began, the sums since, the
+        # running maximum of the hedged log capital, and how many observations all of that has taken in
+        self._logp, self._logm = np.zeros(G), np.zeros(G)
+        self._accp, self._accm = np.zeros(G), np.zeros(G)
+        self._runmax = np.zeros(G)
+        self._asof = np.zeros(G, dtype=np.int64)
+        self._pinned = np.zeros(G, dtype=bool)  # the extra points: updated with every observation
+        self._pinned[self._order[grid:]] = True
+        self._live = np.arange(G)  # the points updated with every observation (in order): the set and the pinned
+        self._seen = np.zeros(0)  # every observation so far, in [0, 1]
+        self._starts = np.zeros(0, dtype=np.int64)  # where each block of sums begins, and the two running sums
+        self._sums = np.zeros((0, 2))  # there (the bets' state; the count is the start)
+        self._blocks = 0
+        self._bets_of: dict[int, tuple] = {}  # a block's observations and bets, for the last blocks used
         self._state = (0, 0.0, 0.0)
         self._threshold = math.log(1.0 / self.alpha)
         self._sum = 0.0
+        self._interval = (lo, hi)
 
     @property
     def t(self) -> int:
@@ -195,22 +243,117 @@ class BettingCS:
             raise ValueError(f"observation {self.t + bad + 1} is {x[bad]}, outside the range [{self.lo}, {self.hi}]")
         return np.clip(out, 0.0, 1.0)
 
-    def _bounds(self, logk_max: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Outer grid bounds of {m : running max < log(1/alpha)} for each row of ``logk_max``."""
-        inside = logk_max < self._threshold  # (T, G)
-        G = self._m.size
+    def _open_block(self, x: np.ndarray) -> None:
+        """Start a block of sums with the observations ``x``: record where it starts and the bets' state there,
+        and work out its bets (they do not depend on the candidate for the plug-in, and on it only through
+        three running sums for aGRAPA)."""
+        t, s1, s2 = self._state
+        self._starts = _put(self._starts, self._blocks, [t])
+        self._sums = _put(self._sums, self._blocks, [(s1, s2)])
+        self._blocks += 1
+        if self.bets == "agrapa":
+            bets, self._state = _agrapa_sums(x, self._state)
+        else:
+            bets, self._state = _predictable_bets(x, self.alpha, self._state)
+        self._bets_of = {self._blocks - 1: (t, t + x.size, x, bets)}
+
+    def _block(self, r: int) -> tuple[int, int, np.ndarray, object]:
+        """The block of sums holding observation ``r`` (0-based): its first and past-the-end observation, its
+        observations and bets (computed again from the stored observations: the same numbers)."""
+        b = int(np.searchsorted(self._starts[:self._blocks], r, side="right")) - 1
+        if b not in self._bets_of:
+            b0 = int(self._starts[b])
+            b1 = int(self._starts[b + 1]) if b + 1 < self._blocks else self.t
+            x = self._seen[b0:b1]
+            state = (b0, float(self._sums[b, 0]), float(self._sums[b, 1]))
+            bets = _agrapa_sums(x, state)[0] if self.bets == "agrapa" else _predictable_bets(x, self.alpha, state)[0]
+            if len(self._bets_of) > 1:
+                del self._bets_of[min(self._bets_of)]
+            self._bets_of[b] = (b0, b1, x, bets)
+        return self._bets_of[b]
+
+    def _advance(self, cols: np.ndarray, r0: int, r1: int) -> np.ndarray:
+        """Take the candidates ``cols`` (each having taken in ``r0`` observations) through observations
+        ``r0 .. r1 - 1`` of one block of sums; return their running-maximum log capital after each, ``(r1 - r0,
+        cols.size)``.  The sums go on from where the block's earlier observations left them, in the same
+        order as over the whole block at once."""
+        b0, b1, x, bets = self._block(r0)
+        i, j = r0 - b0, r1 - b0
+        m = self._m[cols]
+        if self.bets == "agrapa":
+            up, dn = _log_factors(x[i:j], _agrapa_bets(tuple(a[i:j] for a in bets), m), m, AGRAPA_CAP)
+        else:
+            up, dn = _log_factors(x[i:j], bets[i:j], m, CS_BET_CAP)
+        if i:
+            up[0] += self._accp[cols]
+            dn[0] += self._accm[cols]
+        np.cumsum(up, axis=0, out=up)
+        np.cumsum(dn, axis=0, out=dn)
+        bp, bm, prev = self._logp[cols], self._logm[cols], self._runmax[cols]
+        # the hedged capital is at most the larger of the two bets' (rounding, being monotone, keeps the largest
+        # over the steps where it was): where that stays below the running maximum (with room for the log-sum's
+        # rounding), the running maximum stands and the costly log-sum is not needed
+        top = np.maximum(bp + up.max(axis=0), bm + dn.max(axis=0))
+        grow = np.flatnonzero(top + 1e-12 * (1.0 + np.abs(top)) >= prev)
+        logk = np.empty_like(up)
+        logk[:] = prev
+        if grow.size:
+            h = _hedged(bp[grow] + up[:, grow], bm[grow] + dn[:, grow])
+            h[0] = np.maximum(h[0], prev[grow])
+            logk[:, grow] = np.maximum.accumulate(h, axis=0)
+        self._accp[cols], self._accm[cols] = up[-1], dn[-1]
+        if r1 == b1:
+            self._logp[cols], self._logm[cols] = bp + up[-1], bm + dn[-1]
+        self._runmax[cols] = logk[-1]
+        self._asof[cols] = r1
+        return logk
+
+    def _catch_up(self, cols: np.ndarray, r: int) -> None:
+        """Bring the candidates ``cols`` (rejected, left behind) up to ``r`` observations, a block at a time
+        from the earliest left behind (those left at the same observation go together)."""
+        cols = cols[self._asof[cols] < r]
+        while cols.size:
+            at = self._asof[cols]
+            r0 = int(at.min())
+            self._advance(cols[at == r0], r0, min(self._block(r0)[1], r))
+            cols = cols[self._asof[cols] < r]
+
+    def _step(self, r0: int, r1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Observations ``r0 .. r1 - 1`` (already in a block of sums): update the live candidates; return the
+        grid bounds (in [0, 1]) and whether the set is empty after each; drop the candidates rejected by the end.
+
+        Every candidate not live is already rejected (its running maximum is at least log(1/alpha) and only
+        grows), so the set after each observation is among the live ones.  When it is empty, the reported ends
+        are the neighbours of the least-rejected candidate over the whole grid: a candidate left behind cannot
+        be it unless its last running maximum is at most the live ones' smallest now; those are brought up to
+        date and stay live while within ``_SLACK`` of the least."""
+        live, G = self._live, self._m.size
+        logk = self._advance(live, r0, r1)
+        inside = logk < self._threshold
         any_in = inside.any(axis=1)
-        first = inside.argmax(axis=1)
-        last = G - 1 - inside[:, ::-1].argmax(axis=1)
+        first = live[inside.argmax(axis=1)]
+        last = live[live.size - 1 - inside[:, ::-1].argmax(axis=1)]
         lo_u = np.where(first > 0, self._m[np.maximum(first - 1, 0)], 0.0)
         hi_u = np.where(last < G - 1, self._m[np.minimum(last + 1, G - 1)], 1.0)
         if not any_in.all():  # every grid point rejected (a coarse grid, or the truth outside [lo, hi]): the
             # set, if not empty, lies between the neighbours of the point of least evidence against it
-            j = logk_max.argmin(axis=1)
-            lo_u = np.where(any_in, lo_u, self._m[np.maximum(j - 1, 0)])
-            hi_u = np.where(any_in, hi_u, self._m[np.minimum(j + 1, G - 1)])
-        scale = self.hi - self.lo
-        return self.lo + scale * lo_u, self.lo + scale * hi_u
+            behind = np.ones(G, dtype=bool)
+            behind[live] = False
+            more = np.flatnonzero(behind & (self._runmax <= logk[-1].min()))
+            if more.size:
+                self._catch_up(more, r0)
+                cols = np.concatenate([live, more])
+                order = np.argsort(cols)
+                live, logk = cols[order], np.hstack([logk, self._advance(more, r0, r1)])[:, order]
+            j = live[logk[~any_in].argmin(axis=1)]
+            lo_u[~any_in] = self._m[np.maximum(j - 1, 0)]
+            hi_u[~any_in] = self._m[np.minimum(j + 1, G - 1)]
+        end = logk[-1]
+        keep = (end < self._threshold) | self._pinned[live]
+        if not any_in[-1]:
+            keep |= end <= end.min() + _SLACK
+        self._live = live[keep]
+        return lo_u, hi_u, ~any_in
 
     def update(self, x) -> tuple[np.ndarray, np.ndarray]:
         """Add observations (in arrival order); return the sequence's (lower, upper) after each."""
@@ -223,7 +366,7 @@ class BettingCS:
         of probability at most ``alpha`` when the observations are what the sequence assumes (else they are not:
         the order was not random, or the range is wrong) -- or narrower than the grid (``4,000`` steps of the range:
         after millions of observations).  ``interval`` then names the neighbours of the least-rejected mean."""
-        return self.t > 0 and not bool((self._runmax < self._threshold).any())
+        return self.t > 0 and not bool((self._runmax[self._live] < self._threshold).any())
 
     def update_path(self, x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`update`, and after each observation whether the sequence is :attr:`empty`."""
@@ -231,38 +374,35 @@ class BettingCS:
         if x.size == 0:
             lo, hi = self.interval
             return np.array([lo])[:0], np.array([hi])[:0], np.zeros(0, dtype=bool)
-        lows, highs, empties = [], [], []
+        t0 = self.t
+        self._seen = _put(self._seen, t0, x)
+        lo_u, hi_u, empty = np.empty(x.size), np.empty(x.size), np.empty(x.size, dtype=bool)
         step = max(1, _BLOCK // self._m.size)
         for start in range(0, x.size, step):
-            xb = x[start:start + step]
-            if self.bets == "agrapa":
-                lam, self._state = _agrapa_bets(xb, self._m, self._state)
-                logp, logm = _log_capital_steps(xb, lam, self._m, self._logp, self._logm, AGRAPA_CAP)
-            else:
-                lam, self._state = _predictable_bets(xb, self.alpha, self._state)
-                logp, logm = _log_capital_steps(xb, lam, self._m, self._logp, self._logm)
-            logk = np.maximum.accumulate(np.vstack([self._runmax[None, :], _hedged(logp, logm)]), axis=0)[1:]
-            self._logp, self._logm, self._runmax = logp[-1], logm[-1], logk[-1]
-            lo, hi = self._bounds(logk)
-            lows.append(lo)
-            highs.append(hi)
-            empties.append(~(logk < self._threshold).any(axis=1))
+            self._open_block(x[start:start + step])
+            r, end = t0 + start, self.t
+            while r < end:
+                rows = min(end - r, max(_MIN_ROWS, _CELLS // max(self._live.size, 1)))
+                at = slice(r - t0, r - t0 + rows)
+                lo_u[at], hi_u[at], empty[at] = self._step(r, r + rows)
+                r += rows
         self._sum += float(x.sum())
-        return np.concatenate(lows), np.concatenate(highs), np.concatenate(empties)
+        scale = self.hi - self.lo
+        lo, hi = self.lo + scale * lo_u, self.lo + scale * hi_u
+        self._interval = (float(lo[-1]), float(hi[-1]))
+        return lo, hi, empty
 
     @property
     def interval(self) -> tuple[float, float]:
         """The current confidence set's outer ends (the whole range before any observation)."""
-        if self.t == 0:
-            return self.lo, self.hi
-        lo, hi = self._bounds(self._runmax[None, :])
-        return float(lo[0]), float(hi[0])
+        return self._interval
 
     def log_e(self, m: float) -> float:
         """log of the running-maximum capital against the mean ``m`` (one of ``extra`` for an exact value;
         otherwise the nearest grid point)."""
         u = (V.real(m, "m") - self.lo) / (self.hi - self.lo)
         j = int(np.abs(self._m - u).argmin())
+        self._catch_up(np.array([j]), self.t)  # a rejected point left behind is brought up to date
         return float(self._runmax[j])
 
 
