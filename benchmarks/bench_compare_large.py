@@ -96,11 +96,14 @@ def main(argv=None) -> int:
                          check=True).stdout.strip()
     head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "bayeseval"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    head += " with uncommitted changes" if dirty else ""
     lines = [
         "# compare at scale: paired bootstrap and sign-flip test, old against new",
         "",
         f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs (shared); "
-        f"old = {rev}, new = {head} plus the working tree; 10,000 resamples; one run each (seconds).",
+        f"old = {rev}, new = {head}; 10,000 resamples; one run each (seconds).",
         "`python benchmarks/bench_compare_large.py --markdown-out benchmarks/results_bench_compare_large.md`",
         "",
         "| M | metric (trials) | distinct d | bootstrap old | new | sign-flip old | new | compare old | new "
@@ -129,7 +132,9 @@ def main(argv=None) -> int:
                     f"| {old['flip_p']:.4g} / {new['flip_p']:.4g} ({new['flip_method']}) |")
                 print(lines[-1], file=sys.stderr, flush=True)
     lines += ["", "Gaps are Monte-Carlo error (10,000 resamples: an end's sd is about 0.035 SE, a gap's 0.05 SE); "
-              "p-values of 1/10,001 = 9.999e-05 are the Monte-Carlo floor (no resample as extreme)."]
+              "p-values of 1/10,001 = 9.999e-05 are the Monte-Carlo floor (no resample as extreme). A test whose "
+              "p-values old and new are equal ran the same code and draws in both: its time difference is the "
+              "shared machine's noise."]
     report = "\n".join(lines)
     print(report)
     if args.markdown_out:

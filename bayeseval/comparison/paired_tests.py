@@ -304,7 +304,7 @@ def _grouped_bootstrap(U: int, M: int) -> bool:
     costs ``min(16 U, M)`` index draws exactly (a multinomial row over ``U`` values costs about 16 per value, numpy 2)
     and about ``16 x DP_BINS`` grouped, so the groups take over from ``U > 2,048`` distinct differences on more than
     32,768 questions (pass@8 from 128 trials: 4,300-4,900 distinct differences at 10^5-3 x 10^5 questions, whose
-    10,000 resamples took 10-13 s, grouped 2.2-2.7 s; ``benchmarks/results_bench_compare_large.md``).  There the
+    10,000 resamples took 12.9-13.9 s, grouped 2.2-2.3 s; ``benchmarks/results_bench_compare_large.md``).  There the
     within-group spread drawn as a normal is 1e-4 to 4e-4 of the bootstrap variance.
 
     >>> _grouped_bootstrap(4_000, 100_000), _grouped_bootstrap(4_000, 10_000), _grouped_bootstrap(1_500, 10**6)
@@ -331,8 +331,8 @@ def _flips_by_bits(v: np.ndarray, f: np.ndarray, resamples: int, rng: np.random.
     group takes ``ceil(f / 64)`` random 64-bit words, its last one masked to the bits it uses, and
     ``T = 2 sum_w popcount(word_w) |v_(w)| - sum_u f_u |v_u|`` is one matrix product per block of resamples.  A
     binomial costs 100-250 ns (numpy 2; its inversion loops over the ``f / 2`` expected successes), a word 5-10 ns:
-    pass@8 from 128 trials at 10^5-3 x 10^5 questions (4,300-4,900 distinct differences) took 12-16 s for 10,000
-    resamples, by bits 1.0-1.8 s (``benchmarks/results_bench_compare_large.md``).
+    pass@8 from 128 trials at 10^5-3 x 10^5 questions (4,300-4,900 distinct differences) took 10.2-14.2 s for 10,000
+    resamples, by bits 0.9-1.7 s (``benchmarks/results_bench_compare_large.md``).
     """
     if v.size * resamples <= FLIP_BITS_FROM:
         return None
