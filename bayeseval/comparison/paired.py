@@ -14,7 +14,10 @@ the three languages reviewers speak:
   Efron & Tibshirani 1993 ch. 14) and a paired sign-flip permutation test of
   the mean per-question difference.  Both work from the distinct values of
   the per-question differences, so 10,000 resamples cost ``10,000 x U``
-  multinomial or binomial draws with ``U`` distinct differences (``U <= M``).
+  multinomial or binomial draws with ``U`` distinct differences (``U <= M``), at
+  most: with thousands of distinct differences on many questions the bootstrap
+  resamples 1,024 groups of them and the sign-flip test draws one random bit per
+  question (:mod:`bayeseval.comparison.paired_tests`).
 * **Classical paired tests** -- McNemar for one trial per question (exact
   binomial, mid-p, chi-square with continuity correction; statsmodels), the
   clustered McNemar of Durkalski et al. (2003) for several trials, a paired
@@ -103,17 +106,19 @@ def _first_trials(X: Any) -> np.ndarray | None:
             arr = np.asarray(X, dtype=np.float64)
         elif np.ma.isMaskedArray(X):
             arr = np.ma.filled(np.ma.asarray(X, dtype=np.float64), np.nan)
-        elif isinstance(X, np.ndarray):
-            arr = np.asarray(X, dtype=np.float64)
+        elif isinstance(X, np.ndarray):  # integers and booleans have no missing trial: no float copy (300 MB at
+            arr = X if X.dtype.kind in "biu" else np.asarray(X, dtype=np.float64)  # 300,000 x 128, 0.3 s)
         else:
             arr = None
             col = np.asarray([next((v for v in row if v is not None and v == v), np.nan) for row in X],
                              dtype=np.float64)  # each row's first observed trial (None / NaN are missing)
         if arr is not None:
             arr = arr[None, :] if arr.ndim == 1 else arr
-            observed = ~np.isnan(arr)
-            first = observed.argmax(axis=1)
-            col = arr[np.arange(arr.shape[0]), first]
+            if arr.dtype.kind in "biu":
+                col = arr[:, 0].astype(np.float64)
+            else:
+                first = (~np.isnan(arr)).argmax(axis=1)
+                col = arr[np.arange(arr.shape[0]), first]
     except (TypeError, ValueError, IndexError):
         return None
     if not np.isin(col, (0.0, 1.0)).all():
@@ -796,7 +801,7 @@ def compare(
         # posterior named a winner on 3 of 50 differing questions; tests/test_compare_review.py)
         says = perm["mid_p"] <= 1.0 - level and perm.statistic != 0
         if not says or (perm.statistic > 0) != (decision == "A"):
-            differ = int(np.count_nonzero(snap_ties(xa - xb)))
+            differ = int(np.count_nonzero(d))  # d: the snapped differences above
             notes.append(f"the posterior puts {max(rope_probs[0], rope_probs[2]):.3f} of its mass beyond the ROPE, "
                          f"but the paired sign-flip test gives mid-p = {perm['mid_p']:.4g} ({differ} of {ca.M} "
                          "questions differ): too little evidence to name a winner at this level")
@@ -814,7 +819,7 @@ def compare(
         # near-certain: type-I 9-13% at M = 15-30, N = 1 in benchmarks/results_typei.md)
         test_says = perm["mid_p"] <= 1.0 - level and perm.statistic != 0
         side = ("A" if perm.statistic > 0 else "B") if test_says else None
-        differ = int(np.count_nonzero(snap_ties(xa - xb)))
+        differ = int(np.count_nonzero(d))  # d: the snapped differences above
         if decision != side and side is None:
             notes.append(f"P({names[0]} > {names[1]}) = {p_ab:.3f}, but the paired sign-flip test gives mid-p = "
                          f"{perm['mid_p']:.4g} > {1 - level:.2g} ({differ} of {ca.M} questions differ): too "

@@ -13,16 +13,19 @@ for the McNemar family, on per-trial correctness:
 * :func:`adjust` -- Holm and Benjamini-Hochberg adjustment of a family of p-values
   (statsmodels ``multipletests``), the one place where p-values are adjusted.
 
-**Many distinct differences** (continuous scores: more than ``DP_EXACT_ROWS``, 20,000): the bootstrap and the
-Monte-Carlo sign-flip resample 1,024 groups of differences of about equal frequency
-(:func:`bayeseval.posterior.bootstrap.frequency_groups`) -- multinomial counts of each group, or a binomial
-number of flipped signs in each -- and add the spread within the groups as a normal, uncorrelated with the
-groups' part and with its exact variance (``sum_i e_i^2 / M^2`` for the bootstrap mean, ``sum_i e_i^2`` for the
-flipped sum, ``e_i`` a difference's deviation from its group's mean).  The resampled statistic keeps its exact
-mean and variance; only the within-group part's shape is a normal, and a difference that would carry more than
-1/256 of that part (an outlier) is a group of its own.  ``details["groups"]`` says so.  At 10^6 questions a
-resample then costs about 1,024 draws instead of 10^6 (scores rounded to 4 decimals, about 30,000 distinct
-differences: the bootstrap took 39 s of compare's 43 s before).
+**Many distinct differences** (continuous scores: more than ``DP_EXACT_ROWS``, 20,000; for the bootstrap also
+more than 2,048 on more than 32,768 questions, where grouping at least halves its work: pass@k from many trials,
+:func:`_grouped_bootstrap`): the bootstrap and the Monte-Carlo sign-flip resample 1,024 groups of differences of
+about equal frequency (:func:`bayeseval.posterior.bootstrap.frequency_groups`) -- multinomial counts of each
+group, or a binomial number of flipped signs in each -- and add the spread within the groups as a normal,
+uncorrelated with the groups' part and with its exact variance (``sum_i e_i^2 / M^2`` for the bootstrap mean,
+``sum_i e_i^2`` for the flipped sum, ``e_i`` a difference's deviation from its group's mean).  The resampled
+statistic keeps its exact mean and variance; only the within-group part's shape is a normal, and a difference that
+would carry more than 1/256 of that part (an outlier) is a group of its own.  ``details["groups"]`` says so.  At
+10^6 questions a resample then costs about 1,024 draws instead of 10^6 (scores rounded to 4 decimals, about 30,000
+distinct differences: the bootstrap took 39 s of compare's 43 s before).  Up to 20,000 distinct differences the
+Monte-Carlo sign-flip keeps every one and, once its binomials would number more than 4 million, draws each
+question's sign as one random bit (:func:`_flips_by_bits`: the same law, exactly).
 
 >>> import numpy as np
 >>> d = np.array([0.25, 0.5, 0.0, 0.25, -0.25, 0.5, 0.25, 0.0])
@@ -44,7 +47,7 @@ from scipy import stats
 from scipy.special import ndtr, ndtri
 
 from ..counts import Counts
-from ..posterior.bootstrap import DP_EXACT_ROWS, frequency_groups
+from ..posterior.bootstrap import DP_BINS, DP_EXACT_ROWS, frequency_groups
 
 __all__ = ["TestResult", "snap_ties", "paired_bootstrap", "sign_flip_test", "paired_t_test", "wilcoxon_test", "mcnemar_tests",
            "durkalski", "adjust", "DEFAULT_RESAMPLES", "COLLAPSE"]
@@ -148,7 +151,8 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
     Resampling M questions with replacement is a multinomial draw of how often
     each distinct value of ``d`` appears, so each resample costs one
     multinomial over the ``U`` distinct values when ``16 U <= M`` (or else, the
-    cheaper way then, one index draw per question).  Intervals: percentile and BCa
+    cheaper way then, one index draw per question); where 1,024 groups of values
+    halve that work, a multinomial over the groups (module docstring).  Intervals: percentile and BCa
     (bias-corrected and accelerated; the jackknife acceleration of a mean is
     :math:`a = \sum (d_i - \bar d)^3 / (6 [\sum (d_i - \bar d)^2]^{3/2})`).
     p-value: two-sided, from the bootstrap distribution shifted to the null,
@@ -166,7 +170,7 @@ def paired_bootstrap(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, level
     groups = None
     if v.size == 1:
         boot[:] = v[0]
-    elif v.size > DP_EXACT_ROWS:  # many distinct differences (scores): grouped by value, whatever M
+    elif _grouped_bootstrap(v.size, M):  # many distinct differences: grouped by value (module docstring)
         means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
         groups = int(fb.size)
         step = max(1, 4_000_000 // groups)
@@ -237,7 +241,8 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
     up to 4096, and their differences) whose null distribution has at most
     ``exact_limit`` support points (then convolved group by group on the
     integers, so ties are exact too); otherwise Monte Carlo with
-    ``p = (1 + #{|T*| >= |T|}) / (B + 1)``.
+    ``p = (1 + #{|T*| >= |T|}) / (B + 1)``, the ``X_u`` drawn as binomials or,
+    where those cost more (:func:`_flips_by_bits`), as counts of random bits.
     """
     d = np.asarray(d, dtype=np.float64)
     M = d.size
@@ -265,24 +270,91 @@ def sign_flip_test(d: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, rng: np
     lattice = _lattice_null(v, f, exact_limit)
     if lattice is not None:
         return _result_on_lattice(lattice, t_obs, M, tests)
-    T = np.empty(resamples)
     extra = {}
-    if v.size > DP_EXACT_ROWS:  # continuous differences at scale: grouped by value (module docstring of paired_tests)
-        means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
-        v, f = means[:, 0], np.rint(fb).astype(np.int64)
-        extra = {"groups": int(f.size)}
-    step = max(1, 4_000_000 // v.size)
-    for s in range(0, resamples, step):
-        c = min(step, resamples - s)
-        T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
-    if extra:
-        T += rng.normal(0.0, math.sqrt(float(spread[0, 0])), resamples)  # each flip of the spread within a group
+    T = None if v.size > DP_EXACT_ROWS else _flips_by_bits(v, f, resamples, rng)  # None: binomials are cheaper
+    if T is None:
+        if v.size > DP_EXACT_ROWS:  # continuous differences at scale: grouped by value (module docstring)
+            means, fb, spread = frequency_groups(v[:, None], f.astype(np.float64))
+            v, f = means[:, 0], np.rint(fb).astype(np.int64)
+            extra = {"groups": int(f.size)}
+        T = np.empty(resamples)
+        step = max(1, 4_000_000 // v.size)
+        for s in range(0, resamples, step):
+            c = min(step, resamples - s)
+            T[s : s + c] = (2 * rng.binomial(f, 0.5, size=(c, f.size)) - f) @ v
+        if extra:
+            T += rng.normal(0.0, math.sqrt(float(spread[0, 0])), resamples)  # each flip of the spread within a group
     ge = np.count_nonzero(np.abs(T) >= abs(t_obs) - tol)
     eq = np.count_nonzero(np.abs(np.abs(T) - abs(t_obs)) <= tol)
     p = (1 + ge) / (resamples + 1)
     mid = (1 + ge - 0.5 * eq) / (resamples + 1)
     return TestResult("sign-flip permutation", tests, t_obs / M, float(min(1.0, p)), "monte carlo",
                       details={"resamples": int(resamples), "mid_p": float(min(1.0, mid)), **extra})
+
+
+GROUPED_BOOTSTRAP_WORK = 32 * DP_BINS  # index draws per resample above which grouping halves the bootstrap's work
+FLIP_BITS_FROM = 4_000_000  # binomial draws (resamples x distinct differences) above which signs are drawn as bits
+_FULL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+def _grouped_bootstrap(U: int, M: int) -> bool:
+    """Whether :func:`paired_bootstrap` resamples frequency groups (module docstring) instead of every distinct value.
+
+    Above ``DP_EXACT_ROWS`` distinct differences always; below, where grouping at least halves the work.  A resample
+    costs ``min(16 U, M)`` index draws exactly (a multinomial row over ``U`` values costs about 16 per value, numpy 2)
+    and about ``16 x DP_BINS`` grouped, so the groups take over from ``U > 2,048`` distinct differences on more than
+    32,768 questions (pass@8 from 128 trials: 4,300-4,900 distinct differences at 10^5-3 x 10^5 questions, whose
+    10,000 resamples took 12.9-13.9 s, grouped 2.2-2.3 s; ``benchmarks/results_bench_compare_large.md``).  There the
+    within-group spread drawn as a normal is 1e-4 to 4e-4 of the bootstrap variance.
+
+    >>> _grouped_bootstrap(4_000, 100_000), _grouped_bootstrap(4_000, 10_000), _grouped_bootstrap(1_500, 10**6)
+    (True, False, False)
+    """
+    return U > DP_EXACT_ROWS or min(16 * U, M) > GROUPED_BOOTSTRAP_WORK
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """The number of one bits of each ``uint64`` (``np.bitwise_count`` from numpy 2.0; a byte table before)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+    return table[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1, dtype=np.uint8)
+
+
+def _flips_by_bits(v: np.ndarray, f: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray | None:
+    r"""``resamples`` Monte-Carlo sums :math:`T = \sum_u |v_u| (2 X_u - f_u)`, ``X_u ~ Bin(f_u, 1/2)`` drawn as the
+    number of ones among ``f_u`` random bits; None where numpy's binomials are cheap enough (at most
+    ``FLIP_BITS_FROM`` of them, whose draws then stay as they were) or cheaper.
+
+    The law is the sign-flip null's exactly: each question's sign is one fair bit, and under the null only ``|d|``
+    matters (``v`` and ``-v`` form one group, so ``d`` and ``-d`` get the same draws and the same p-value).  A
+    group takes ``ceil(f / 64)`` random 64-bit words, its last one masked to the bits it uses, and
+    ``T = 2 sum_w popcount(word_w) |v_(w)| - sum_u f_u |v_u|`` is one matrix product per block of resamples.  A
+    binomial costs 100-250 ns (numpy 2; its inversion loops over the ``f / 2`` expected successes), a word 5-10 ns:
+    pass@8 from 128 trials at 10^5-3 x 10^5 questions (4,300-4,900 distinct differences) took 10.2-14.2 s for 10,000
+    resamples, by bits 0.9-1.7 s (``benchmarks/results_bench_compare_large.md``).
+    """
+    if v.size * resamples <= FLIP_BITS_FROM:
+        return None
+    a, where = np.unique(np.abs(v), return_inverse=True)
+    f = np.bincount(where.ravel(), weights=f, minlength=a.size).astype(np.int64)
+    words = (f + 63) // 64
+    W = int(words.sum())
+    if W > 16 * a.size:  # few values, each on many questions: a binomial per value is the cheaper draw
+        return None
+    mask = np.full(W, _FULL)
+    last = np.cumsum(words) - 1
+    mask[last] = _FULL >> (64 - (f - 64 * (words - 1))).astype(np.uint64)  # the last word keeps 1..64 bits
+    aw = np.repeat(a, words)
+    total = float(f @ a)
+    T = np.empty(resamples)
+    step = max(1, 4_000_000 // W)
+    for s in range(0, resamples, step):
+        c = min(step, resamples - s)
+        bits = rng.integers(0, _FULL, size=(c, W), dtype=np.uint64, endpoint=True)
+        bits &= mask
+        T[s : s + c] = 2.0 * (_popcount(bits).astype(np.float64) @ aw) - total
+    return T
 
 
 LATTICE_MAX_DENOMINATOR = 4096
