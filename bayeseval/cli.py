@@ -117,6 +117,17 @@ def _reader_options(args) -> dict:
     return out
 
 
+def _may_have_model_column(path: Path) -> bool:
+    """False where a CSV / TSV header shows no model column (in any case), so --model-name need not read the table
+    a first time to look for one; True for the other formats, whose first read is the check."""
+    from .io.load import _header
+
+    if path.is_file() and path.suffix.lower() in (".csv", ".tsv"):
+        header = _header(path)
+        return not header or any(h.strip().lower() == "model" for h in header)
+    return True
+
+
 def _load(paths, args):
     """Files/folders -> one OutcomeSet (with a progress bar over paths); warnings printed once."""
     sets = []
@@ -128,14 +139,15 @@ def _load(paths, args):
         if getattr(args, "model_name", None) is None:
             sets.append(read(_columns(args)))
             continue
-        try:  # --model-name: a table with a model column would be pooled into one model without a word
-            found = read({k: v for k, v in _columns(args).items() if k != "model"})
-        except ValueError as exc:
-            if "no model column 'model'" not in str(exc):
-                raise
-        else:
-            raise UsageError(f"{p} has a model column 'model' (models: {', '.join(found.models)}); --model-name "
-                             "names the one model of a table without one: leave it out")
+        if _may_have_model_column(Path(p)):
+            try:  # --model-name: a table with a model column would be pooled into one model without a word
+                found = read({k: v for k, v in _columns(args).items() if k != "model"})
+            except ValueError as exc:
+                if "no model column 'model'" not in str(exc):
+                    raise
+            else:
+                raise UsageError(f"{p} has a model column 'model' (models: {', '.join(found.models)}); --model-name "
+                                 "names the one model of a table without one: leave it out")
         sets.append(read(_columns(args)).rename(models={"model": args.model_name}))  # read with model=None
     data = sets[0].merge(*sets[1:]) if len(sets) > 1 else sets[0]
     for text in data.warnings:

@@ -2,6 +2,7 @@
 showed it."""
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -152,3 +153,20 @@ def test_a_constant_payoff_is_named_not_reported_silently():
         warnings.simplefilter("ignore")
         plain = be.estimate(R, "avg", w=[0, 0.5, 1])
     assert not any("every outcome is worth" in w for w in plain.warnings)
+
+
+def test_model_name_reads_a_csv_once_and_still_refuses_a_model_column(tmp_path, capsys, monkeypatch):
+    """--model-name read a table twice (once to look for a model column); a CSV's header now answers that."""
+    from bayeseval import cli
+
+    calls = []
+    real = cli.load
+    monkeypatch.setattr(cli, "load", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    plain = tmp_path / "one.csv"
+    plain.write_text("question,score\n" + "".join(f"q{i},{i % 2}\n" for i in range(6)))
+    assert cli.main(["report", str(plain), "--model-name", "m", "--metrics", "avg", "--format", "json"]) == 0
+    assert len(calls) == 1 and json.loads(capsys.readouterr().out)
+    both = tmp_path / "two.csv"
+    both.write_text("Model,question,score\n" + "".join(f"{'ab'[i % 2]},q{i // 2},{i % 3 % 2}\n" for i in range(8)))
+    assert cli.main(["report", str(both), "--model-name", "m"]) == 2
+    assert "has a model column 'model'" in capsys.readouterr().err
