@@ -170,3 +170,16 @@ def test_model_name_reads_a_csv_once_and_still_refuses_a_model_column(tmp_path, 
     both.write_text("Model,question,score\n" + "".join(f"{'ab'[i % 2]},q{i // 2},{i % 3 % 2}\n" for i in range(8)))
     assert cli.main(["report", str(both), "--model-name", "m"]) == 2
     assert "has a model column 'model'" in capsys.readouterr().err
+
+
+def test_the_lm_eval_repeats_message_names_the_cli_option(capsys):
+    """The command line said 'pass single_trial=True', a Python keyword, with no word of --single-trial."""
+    from pathlib import Path
+
+    from bayeseval.cli import main
+
+    folder = Path(__file__).parent / "data" / "lm_eval" / "self_consistency"
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "(CLI: --single-trial)" in err and len(err.strip().splitlines()) == 1
+    assert main(["report", str(folder), "--single-trial", "--metrics", "avg", "--quiet"]) == 0

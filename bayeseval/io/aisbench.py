@@ -247,7 +247,7 @@ def parse_aisbench_results(results: Any, *, predictions: list[dict] | None = Non
         if decided is None:
             undecided = (f"{where}: replica grouping not checked: {evidence}; kept AISBench's grouping, so pass@k and "
                          "cons@k may be wrong if this file has AISBench 3.1's grouping bug (add the predictions file, "
-                         "or force regroup=True/False)")
+                         "or force regroup=True/False; CLI: --regroup yes/no)")
             notes.append(undecided)
             warnings.warn(undecided, UserWarning, stacklevel=user_stacklevel())
             set_warnings.append(undecided)

@@ -112,7 +112,7 @@ def _value(v: Any, repeats: int, single_trial: bool, at: str, task: str, metric:
             raise ValueError(
                 f"{at}: {metric}: task {task!r} ran with repeats={repeats} but the field holds one value per "
                 f"document (filter {filt!r}, computed after the filter), so the {repeats} per-repeat outcomes "
-                "cannot be recovered; pass single_trial=True to read it as one trial per document")
+                "cannot be recovered; pass single_trial=True (CLI: --single-trial) to read it as one trial per document")
         if isinstance(v, float) and not np.isfinite(v):
             raise ValueError(f"{at}: {metric}: expected a finite number, got {show(v)}")
         check_scores(v, f"{at}: {metric}")
