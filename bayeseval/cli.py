@@ -1010,13 +1010,36 @@ def cmd_plot_coverage(args) -> int:
 
 
 # --------------------------------------------------------------------------- demo
-def _demo_rows(path: Path, level: float):
+def _demo_metrics(data) -> tuple:
+    """:data:`DEMO_METRICS` with k at most the fewest trials of any task (tau-bench's 4 trials: avg, pass@4,
+    pass^4, maj@4); avg alone from one trial."""
+    n = min(int(data.counts(m).n.min()) for m in data.names())
+    if n >= 100:
+        return DEMO_METRICS
+    k = min(10, n)
+    return ("avg",) if k < 2 else ("avg", f"pass@{k}", *((f"pass@{n}",) if n > k else ()), f"pass^{k}", f"maj@{k}")
+
+
+def _demo_data(path: Path):
+    """The outcome file the demo reads: one dataset of 0/1 outcomes (the demo's metrics and story are those of
+    pass@k); else a usage error that names the command that reads it."""
     data = read_outcomes(path)
+    if len(data.datasets) > 1:
+        raise UsageError(f"{path} holds {len(data.datasets)} datasets ({', '.join(data.datasets)}); the demo shows "
+                         f"one: bayeseval report {path} --datasets NAME")
+    if not all(_is_binary_run(r) for r in data):
+        raise UsageError(f"{path} holds graded or scored outcomes; the demo shows the metrics of 0/1 outcomes: "
+                         f"bayeseval report {path}")
+    return data
+
+
+def _demo_rows(path: Path, level: float):
+    data = _demo_data(path)
     rows = []
     for model in data.names():
         counts = data.counts(model)
         published = data.published.get(model, {})
-        for metric in DEMO_METRICS:
+        for metric in _demo_metrics(data):
             pop = estimate(counts, metric, scope="population", level=level, model=model)
             bench = estimate(counts, metric, scope="benchmark", level=level, model=model)
             key = "pass@1" if metric == "avg" else metric
@@ -1038,7 +1061,7 @@ def _demo_comparisons(data, level: float, seed=None) -> list:
 
     names = data.names()
     return [(b, a, compare(data.counts(b), data.counts(a), metric=metric, level=level, seed=seed, names=(b, a)))
-            for a in names[:1] for b in names[1:] for metric in DEMO_METRICS]
+            for a in names[:1] for b in names[1:] for metric in _demo_metrics(data)]
 
 
 def _demo_story(comparisons, level: float) -> str:
@@ -1105,12 +1128,13 @@ def cmd_demo(args) -> int:
         for m, name, value, pub, pop, bench in rows
     ]
     print(text_table(table[0], table[1:], right=list(range(2, len(header)))))
-    print(
-        "\nThe intervals are for the latent metric g(p) of each task. For pass@100 with 100 samples per task,"
-        "\nthe estimate counts tasks solved at least once in these samples, while the latent pass@100 of a"
-        "\ntask never solved is small but not zero: the two answer different questions. A value that would"
-        "\nround to 0.0 is shown with more digits (0.00092), or as <0.00001: it is small, not zero.\n"
-    )
+    n = min(int(data.counts(m).n.min()) for m in data.names())
+    print("\nThe intervals are for the latent metric g(p) of each task." + (
+        f" For pass@{n} with {n} samples per task,\nthe estimate counts tasks solved at least once in these samples, "
+        f"while the latent pass@{n} of a\ntask never solved is small but not zero: the two answer different "
+        "questions." if f"pass@{n}" in _demo_metrics(data) else "")
+        + " A value that would\nround to 0.0 is shown with more digits (0.00092), or as <0.00001: it is small, "
+          "not zero.\n")
     if comparisons:
         print(_demo_story(comparisons, args.level))
     return 0

@@ -297,3 +297,22 @@ def test_the_wheel_holds_the_demo_data(tmp_path):
                     str(tmp_path), str(root)], check=True, capture_output=True)
     names = zipfile.ZipFile(next(tmp_path.glob("bayeseval-*.whl"))).namelist()
     assert {"bayeseval/data/tot_game24.json", "bayeseval/data/LICENSE-tree-of-thought-llm.txt"} <= set(names)
+
+
+def test_demo_data_other_files_get_their_metrics_or_a_command_that_reads_them(capsys):
+    """--data on the other bundled outcome files: two failed with errors naming options demo lacks ('pass
+    dataset=', '--R', '--w'), and tau-bench's 4 trials got pass@100 and Game of 24's text."""
+    data = Path(__file__).parents[1] / "examples" / "data"
+    assert cli.main(["demo", "--data", str(data / "cruxeval.json")]) == 2
+    err = capsys.readouterr().err
+    assert "holds 2 datasets (CRUXEval-I, CRUXEval-O)" in err and "--datasets NAME" in err
+    assert cli.main(["demo", "--data", str(data / "tot_text.json")]) == 2
+    assert "graded or scored outcomes" in capsys.readouterr().err
+    assert cli.main(["demo", "--data", str(data / "tau_bench_airline.json"), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["metric"] for r in doc["rows"]] == ["avg", "pass@4", "pass^4", "maj@4"]
+    pass4 = next(r for r in doc["rows"] if r["metric"] == "pass^4")
+    assert pass4["value"] == pytest.approx(0.2) and pass4["published"] == pytest.approx(0.2)
+    assert cli.main(["demo", "--data", str(data / "tau_bench_airline.json")]) == 0
+    out = capsys.readouterr().out
+    assert "For pass@4 with 4 samples per task" in out and "pass@100" not in out
