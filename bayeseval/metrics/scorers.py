@@ -129,7 +129,8 @@ def score_answers(predictions: Any, references: Any, metric: str = "em") -> np.n
     ``predictions``: one answer per question, or one list of trials per question (ragged lists give
     NaN for the missing trials, which :func:`bayeseval.to_counts` reads as missing with ``missing=np.nan``);
     ``references``: per question, an answer or a list of acceptable answers.  Returns an array of shape
-    (questions,) or (questions, trials).
+    (questions,) for one answer per question (``.reshape(-1, 1)`` makes it the one-trial matrix
+    :func:`bayeseval.estimate` takes) or (questions, trials).
 
     >>> score_answers([["Paris", "paris!", "Lyon"], ["4", "four"]], ["Paris", ["4", "four"]])
     array([[ 1.,  1.,  0.],
