@@ -32,7 +32,7 @@ from ._argtypes import error_line as _error_line, level as _level, nonneg_int as
 from .io.load import FORMATS, load
 from .io.outcomes import read_outcomes
 from ._text import fmt_prob, pct, text_table
-from .results import DEFAULT_INTERVAL, ESTIMATE_INTERVALS, QUESTION_METHODS, estimate, evaluate
+from .results import DEFAULT_INTERVAL, ESTIMATE_INTERVALS, QUESTION_METHODS, WIDENING_METHODS, estimate, evaluate
 from .posterior.robust import FEW_CARRYING_WORDS
 from .scores import Scores
 from .runner.command import add_parser as add_run_parser
@@ -1095,7 +1095,7 @@ def cmd_demo(args) -> int:
         warnings.simplefilter("always")
         data, rows = _demo_rows(path, args.level)
         comparisons = _demo_comparisons(data, args.level)
-    widened = [(m, name) for m, name, _, _, pop, _ in rows if pop.interval == "exact+betting"]
+    widened = [(m, name) for m, name, _, _, pop, _ in rows if pop.interval in WIDENING_METHODS]
     said = tuple(f"{m}: {name}: " for m, name in widened)
     for w in caught:  # the few-questions warnings of the widened rows are said once, on stdout beside the table
         if not (FEW_CARRYING_WORDS in str(w.message) and str(w.message).startswith(said)):
@@ -1119,8 +1119,8 @@ def cmd_demo(args) -> int:
 
         rows_said = ", ".join(f"{m} {name}" for m, name in widened)
         print(textwrap.fill(f"Few tasks (or none) carry {rows_said} away from 0 or 1 (their values sit near 0 or "
-                            "1 because of a handful of tasks): the population interval's far end there is a betting "
-                            "confidence bound, valid whatever the pool of tasks (the default; docs/honesty.md).", 100))
+                            "1 because of a handful of tasks): the population interval there is widened to "
+                            "Clopper-Pearson's on the summed task scores (the default; docs/honesty.md).", 100))
     print()
     header = ("model", "metric", "estimate", "published", f"population {shown}", f"benchmark {shown}")
     table = [header] + [
@@ -1209,11 +1209,12 @@ def _add_stats(p, *, interval: bool = True) -> None:
     g.add_argument("--level", type=_level, default=0.95, help="credibility level (default 0.95)")
     if interval:
         g.add_argument("--interval", choices=ESTIMATE_INTERVALS, default=DEFAULT_INTERVAL,
-                       help="interval method (default auto: exact, widened to exact+betting where few questions (or "
+                       help="interval method (default auto: exact, widened to exact+binomial where few questions (or "
                             "none) carry a population-scope metric away from the end of its range; exact: posterior "
-                            "quantiles; bootstrap-t: the studentized "
-                            "bootstrap over questions, population scope; exact+bootstrap-t / exact+betting: the wider "
-                            "ends of exact and bootstrap-t / the betting confidence interval)")
+                            "quantiles; bootstrap-t: the studentized bootstrap over questions, population scope; "
+                            "exact+bootstrap-t: the wider ends of exact and bootstrap-t; exact+binomial / "
+                            "exact+betting: exact with its far end widened to Clopper-Pearson's bound on the summed "
+                            "scores / the betting confidence interval)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=_nonneg_int, default=None, help="seed for draws and resamples (default fixed)")

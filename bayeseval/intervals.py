@@ -15,11 +15,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 from scipy.special import ndtri
 
 from . import validate as V
 
-__all__ = ["normal_interval", "z_value", "betting_interval"]
+__all__ = ["normal_interval", "z_value", "betting_interval", "binomial_interval"]
 
 
 def z_value(confidence: float) -> float:
@@ -85,6 +86,35 @@ def _log_wealth_max(u: np.ndarray, lam: np.ndarray, m: float, up: bool) -> float
     return float(np.max(np.cumsum(np.log1p(bet * d)), initial=0.0))
 
 
+def _bounded_scores(x, freq, bounds):
+    """``(x, freq, (lo, hi))`` checked: finite scores within the finite ``bounds``, whole-number counts >= 0 (at
+    least one positive) of the same one-dimensional shape; ``freq`` as int64."""
+    try:
+        lo_b, hi_b = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise V.InputTypeError(f"bounds must be two numbers (lo, hi), got {V.describe(bounds)}") from None
+    if not (math.isfinite(lo_b) and math.isfinite(hi_b) and lo_b < hi_b and math.isfinite(hi_b - lo_b)):
+        raise ValueError(f"bounds must be two finite numbers lo < hi (a finite width), got ({lo_b}, {hi_b})")
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise V.InputTypeError(f"x must be numbers (the scores), got {V.describe(x)}") from None
+    f = np.asarray(freq)
+    if f.shape != x.shape or x.ndim != 1 or x.size == 0:
+        raise ValueError(f"x and freq must be two equally long, non-empty, one-dimensional lists (scores and how many "
+                         f"questions have each), got shapes {x.shape} and {f.shape}")
+    if (not np.issubdtype(f.dtype, np.number) or not np.all(np.isfinite(f)) or np.any(f < 0)
+            or np.any(f != np.round(f)) or f.sum() < 1):
+        raise ValueError("freq must hold whole numbers >= 0 (questions per score), at least one of them positive")
+    tol_b = 1e-9 * (hi_b - lo_b)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must hold finite scores (got NaN or infinity)")
+    if x.min() < lo_b - tol_b or x.max() > hi_b + tol_b:
+        raise ValueError(f"x must hold finite scores within bounds [{lo_b:g}, {hi_b:g}] (the guarantee needs them), "
+                         f"got values from {x.min():g} to {x.max():g}")
+    return x, f.astype(np.int64), (lo_b, hi_b)
+
+
 def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tuple[float, float],
                      rng: np.random.Generator, tol: float = 1e-9) -> tuple[float, float]:
     r"""A confidence interval for the mean of scores that lie in ``bounds``, valid for any distribution there
@@ -119,32 +149,9 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
     (0.0, 0.2785)
     """
     level = V.confidence(level, "level")
-    try:
-        lo_b, hi_b = (float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise V.InputTypeError(f"bounds must be two numbers (lo, hi), got {V.describe(bounds)}") from None
-    if not (math.isfinite(lo_b) and math.isfinite(hi_b) and lo_b < hi_b and math.isfinite(hi_b - lo_b)):
-        raise ValueError(f"bounds must be two finite numbers lo < hi (a finite width), got ({lo_b}, {hi_b})")
     if not isinstance(rng, np.random.Generator):
         raise V.InputTypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got {V.describe(rng)}")
-    try:
-        x = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise V.InputTypeError(f"x must be numbers (the scores), got {V.describe(x)}") from None
-    f = np.asarray(freq)
-    if f.shape != x.shape or x.ndim != 1 or x.size == 0:
-        raise ValueError(f"x and freq must be two equally long, non-empty, one-dimensional lists (scores and how many "
-                         f"questions have each), got shapes {x.shape} and {f.shape}")
-    if not np.issubdtype(f.dtype, np.number) or not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f != np.round(f)) \
-            or f.sum() < 1:
-        raise ValueError("freq must hold whole numbers >= 0 (questions per score), at least one of them positive")
-    tol_b = 1e-9 * (hi_b - lo_b)
-    if not np.all(np.isfinite(x)):
-        raise ValueError("x must hold finite scores (got NaN or infinity)")
-    if x.min() < lo_b - tol_b or x.max() > hi_b + tol_b:
-        raise ValueError(f"x must hold finite scores within bounds [{lo_b:g}, {hi_b:g}] (the guarantee needs them), "
-                         f"got values from {x.min():g} to {x.max():g}")
-    f = f.astype(np.int64)
+    x, f, (lo_b, hi_b) = _bounded_scores(x, freq, bounds)
     u = np.clip((np.repeat(x, f) - lo_b) / (hi_b - lo_b), 0.0, 1.0)
     u = u[rng.permutation(u.size)]
     M = u.size
@@ -166,3 +173,40 @@ def betting_interval(x: np.ndarray, freq: np.ndarray, level: float, bounds: tupl
         return b
 
     return lo_b + (hi_b - lo_b) * end(True), lo_b + (hi_b - lo_b) * end(False)
+
+
+def binomial_interval(x: np.ndarray, freq: np.ndarray, level: float,
+                      bounds: tuple[float, float]) -> tuple[float, float]:
+    r"""Clopper-Pearson's interval for the mean of scores that lie in ``bounds``, read from their sum: the ``M =
+    sum(freq)`` scores (``x[j]`` taken ``freq[j]`` times), scaled to ``u_i`` in [0, 1], sum to ``S``, and
+
+    .. math::  \bigl[\,B^{-1}(\alpha/2;\ S,\ M - S + 1),\ B^{-1}(1 - \alpha/2;\ S + 1,\ M - S)\,\bigr]
+
+    (``B^{-1}`` the Beta quantile, ``alpha = 1 - level``; the lower end 0 where ``S = 0``, the upper 1 where ``S =
+    M``), mapped back to ``bounds``.  For 0/1 scores this is the exact binomial interval (Clopper & Pearson 1934,
+    Biometrika 26(4), 404-413): each end misses at most ``alpha / 2`` whatever the mean.  A score between the ends
+    is a mean-preserving contraction of a 0/1 outcome with its mean, which makes the sum less spread out than a
+    binomial count (the argument behind Hoeffding 1963, JASA 58(301), Section 4), so the interval is read at a
+    fractional ``S``; that its ends still miss at most ``alpha / 2`` is checked by enumeration, not proved here:
+    over pools of two values ``{0, a}`` (M from 10 to 300) the largest one-sided miss at level 0.95 is 0.02500,
+    at ``a = 1`` (the 0/1 case), and over pools of three values ``{0, a, 1}`` (M from 8 to 30) 0.02473
+    (``tests/test_binomial_interval.py`` repeats a part of it).  Where no score is above the range's lower end, the
+    upper end ``1 - (alpha/2)^(1/M)`` is proved for any pool: each score is 0 with probability at most ``1 - mean``.
+    Where few questions carry a mean near an end of the range it is as wide as :func:`betting_interval` at 15-30
+    questions and narrower with more (0 of 100: 3.62% against 4.04%; 4 of 100: 9.93% against 14.2%).
+
+    >>> import numpy as np
+    >>> lo, hi = binomial_interval(np.array([0.0, 1.0]), np.array([96, 4]), 0.95, (0.0, 1.0))
+    >>> round(lo, 4), round(hi, 4)
+    (0.011, 0.0993)
+    >>> [round(v, 4) for v in binomial_interval(np.array([0.0]), np.array([100]), 0.95, (0.0, 1.0))]
+    [0.0, 0.0362]
+    """
+    level = V.confidence(level, "level")
+    x, f, (lo_b, hi_b) = _bounded_scores(x, freq, bounds)
+    M = int(f.sum())
+    S = float(f @ np.clip((x - lo_b) / (hi_b - lo_b), 0.0, 1.0))
+    a = 0.5 * (1.0 - level)
+    lo = 0.0 if S <= 0.0 else float(stats.beta.ppf(a, S, M - S + 1.0))
+    hi = 1.0 if S >= M else float(stats.beta.ppf(1.0 - a, S + 1.0, M - S))
+    return lo_b + (hi_b - lo_b) * lo, lo_b + (hi_b - lo_b) * hi

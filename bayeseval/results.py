@@ -17,11 +17,12 @@ Arguments mean the same in :func:`estimate`, :func:`evaluate`, :func:`~bayeseval
 * ``scope`` -- ``"population"`` (default) or ``"benchmark"``; ``prior`` -- the population model;
 * ``interval`` -- ``"exact"``, ``"normal"`` or ``"hdi"`` (:func:`compare` and :func:`compare_all`: ``"exact"`` by
   default); :func:`estimate` and :func:`evaluate` also ``"bootstrap-t"``, ``"exact+bootstrap-t"`` and
-  ``"exact+betting"`` (population scope) and ``"auto"``, their default: ``"exact"``, with its far end widened
-  (``"exact+betting"``) where few questions carry a population-scope estimate, or none does (every question at
-  the same end of the range); ``level`` -- credibility level;
+  ``"exact+binomial"`` and ``"exact+betting"`` (population scope) and ``"auto"``, their default: ``"exact"``,
+  widened to Clopper-Pearson's (``"exact+binomial"``) where few questions carry a population-scope estimate, or
+  none does (every question at the same end of the range); ``level`` -- credibility level;
 * ``missing`` / ``ragged`` -- how unobserved trials are marked (passed to :func:`~bayeseval.to_counts`);
-* ``labels`` -- names of the models (a string for one model, a pair for ``compare``, dict keys for many);
+* ``labels`` -- names of the models (a string for one model, a pair for ``compare``; :func:`compare_all` and a dict
+  of models take the dict's keys);
 * ``seed`` -- seeds every draw and resample (the same seed gives the same numbers).
 """
 
@@ -55,8 +56,9 @@ class ModelCheckWarning(UserWarning):
 
 DEFAULT_SCOPE = "population"
 #: an estimate's default: the equal-tailed posterior interval; where the population-scope result warns that few
-#: questions carry it (``Posterior.few_carrying``), its far end (away from the range's end nearer the estimate) is
-#: moved out to the betting interval's, the near end kept
+#: questions carry it (``Posterior.few_carrying``) or none does (``Posterior.at_range_end``), its far end (away from
+#: the range's end nearer the estimate) is moved out to Clopper-Pearson's on the summed scores, and its near end too
+#: where that reaches further (the hull of the two)
 DEFAULT_INTERVAL = "auto"
 #: the default of compare and compare_all, whose intervals are posterior intervals
 POSTERIOR_INTERVAL = "exact"
@@ -64,10 +66,14 @@ DEFAULT_DRAWS = 4000
 BOOTSTRAP_T_RESAMPLES = 4000  # resamples behind Estimate.bootstrap_t_interval
 #: the estimate intervals that resample questions (population scope only; ``draws`` counts their resamples)
 BOOTSTRAP_T_METHODS = ("bootstrap-t", "exact+bootstrap-t")
+#: the exact interval widened by a confidence interval over questions: to Clopper-Pearson's on the summed scores
+#: (both ends; what "auto" widens to, :func:`bayeseval.intervals.binomial_interval`) or, its far end only, to the
+#: betting interval's
+WIDENING_METHODS = ("exact+binomial", "exact+betting")
 #: the estimate intervals that are (or hold) a frequentist confidence interval over questions: population scope only
-QUESTION_METHODS = (*BOOTSTRAP_T_METHODS, "exact+betting")
+QUESTION_METHODS = (*BOOTSTRAP_T_METHODS, *WIDENING_METHODS)
 #: the interval methods of an estimate: the default, the posterior's (``METHODS``), the studentized bootstrap over
-#: questions and the betting interval
+#: questions, and the exact interval widened by Clopper-Pearson's or the betting interval
 ESTIMATE_INTERVALS = (DEFAULT_INTERVAL, *METHODS, *QUESTION_METHODS)
 DEFAULT_SEED = 20251104
 #: the words of the warning on a row of evaluate that could not take the interval over questions asked for
@@ -116,7 +122,8 @@ class Estimate(Result):
     @property
     def interval(self) -> str:
         """The interval method's name (``"exact"``, ``"normal"``, ``"hdi"``, ``"bootstrap-t"``,
-        ``"exact+bootstrap-t"`` or ``"exact+betting"``; an estimate asked for ``"auto"`` records what it became)."""
+        ``"exact+bootstrap-t"``, ``"exact+binomial"`` or ``"exact+betting"``; an estimate asked for ``"auto"`` records
+        what it became)."""
         return self.method
 
     def confidence_interval(self, level: float | None = None, method: str | None = None) -> tuple[float, float]:
@@ -144,7 +151,7 @@ class Estimate(Result):
         scores differ.  Alone it can miss where nearly every score sits at the end of the range (pass^16 on 30
         questions of a Beta(2,5) pool: 74.7%, where the exact interval covers all), and where one question in
         hundreds carries the metric it reaches the end of the range (``docs/honesty.md``); the default interval
-        widens with the betting interval instead (:func:`widen`).
+        widens with Clopper-Pearson's bound on the summed scores instead (:func:`widen`).
 
         >>> import numpy as np
         >>> from bayeseval import estimate
@@ -207,7 +214,8 @@ class Estimate(Result):
 
 
 class BootstrapTUnavailable(ValueError):
-    """An interval over questions (bootstrap-t, betting) does not apply to this estimate (the message says why)."""
+    """An interval over questions (bootstrap-t, binomial, betting) does not apply to this estimate (the message says
+    why)."""
 
 
 def _question_scores(post: Posterior, scope: str, name: str) -> np.ndarray:
@@ -227,17 +235,27 @@ def _question_scores(post: Posterior, scope: str, name: str) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
-def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed: int) -> tuple[float, float]:
-    """``(lo, hi)`` with its far end -- the one away from the end of the range nearer the estimate -- moved out
-    to the betting confidence interval's where that reaches further (:func:`bayeseval.intervals.betting_interval`:
-    valid whatever the pool; questions in a random order drawn from ``seed``).
+def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed: int,
+          bound: str = "exact+binomial") -> tuple[float, float]:
+    """``(lo, hi)`` widened by a confidence interval over questions: ``bound="exact+binomial"``, the hull of it and
+    Clopper-Pearson's interval on the summed scores (:func:`bayeseval.intervals.binomial_interval`: exact for 0/1
+    scores, checked by enumeration between); ``"exact+betting"``, its far end -- the one away from the end of the
+    range nearer the estimate -- moved out to the betting interval's where that reaches further
+    (:func:`bayeseval.intervals.betting_interval`: valid whatever the pool; questions in a random order drawn
+    from ``seed``).
 
     Where few questions carry an estimate (its distance from the nearer end rests on them), a sample that
     lacks some of the rare questions that carry it puts the estimate, and a posterior interval around it, too
-    close to that end: the misses are on the far side (``docs/honesty.md``), which is the side widened."""
-    from .intervals import betting_interval
+    close to that end: most misses are on the far side (``docs/honesty.md``).  The near end misses too where a
+    single carrying question is seen (1 of 100 correct, one trial each: the posterior's lower end 0.0007 against
+    Clopper-Pearson's 0.00025 left the population interval covering 91.8% at p = 0.00085, by enumeration), so
+    Clopper-Pearson's is taken whole; it costs no draws and moves the near end by little."""
+    from .intervals import betting_interval, binomial_interval
 
-    x = _question_scores(post, scope, "betting")
+    x = _question_scores(post, scope, bound.split("+")[1])
+    if bound != "exact+betting":  # Clopper-Pearson's: the hull (its near end too, which needs no draws)
+        b_lo, b_hi = binomial_interval(x, post.freq, level, post.range)
+        return min(lo, b_lo), max(hi, b_hi)
     b_lo, b_hi = betting_interval(x, post.freq, level, post.range, np.random.default_rng(seed))
     r_lo, r_hi = post.range
     mean = float(post.freq @ x) / post.M
@@ -245,16 +263,16 @@ def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed:
 
 
 def resolve_interval(post: Posterior, scope: str, method: str) -> str:
-    """The method ``"auto"`` stands for: ``"exact+betting"`` where the population-scope result warns that few
+    """The method ``"auto"`` stands for: ``"exact+binomial"`` where the population-scope result warns that few
     questions carry it (:meth:`~bayeseval.posterior.Posterior.few_carrying`) or none does (every question at the
-    same end of the range: :meth:`~bayeseval.posterior.Posterior.at_range_end`) and the betting interval applies,
-    ``"exact"`` elsewhere; any other method is itself."""
+    same end of the range: :meth:`~bayeseval.posterior.Posterior.at_range_end`) and an interval over questions
+    applies, ``"exact"`` elsewhere; any other method is itself."""
     if method != DEFAULT_INTERVAL:
         return method
     few = post.few_carrying(scope) is not None or post.at_range_end(scope)
     if not few or post.spec.kind == "geospectrum" or post.state_scores() is None:
         return "exact"
-    return "exact+betting"
+    return "exact+binomial"
 
 
 def _bootstrap_t(post: Posterior, scope: str, level: float, resamples: int, seed: int) -> tuple[float, float]:
@@ -284,15 +302,16 @@ def _interval(post: Posterior, scope: str, level: float, method: str, draws: int
     it lies inside the range but outside the interval of a posterior centred at it (a skewed posterior at a low
     level), the nearer end moves to the value (a prior that pulls keeps its interval and its warning).
     ``bootstrap-t``: :func:`_bootstrap_t` with ``resamples`` (default ``draws``), which refuses questions that
-    are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one; ``exact+betting``: the
-    exact interval with its far end widened to the betting interval's (:func:`widen`); ``auto``:
+    are all alike; ``exact+bootstrap-t``: the wider ends of the exact interval and that one; ``exact+binomial``: the
+    hull of the exact interval and Clopper-Pearson's on the summed scores; ``exact+betting``: the exact interval with
+    its far end widened to the betting interval's (:func:`widen`); ``auto``:
     :func:`resolve_interval`."""
     resamples = draws if resamples is None else resamples
     method = resolve_interval(post, scope, method)
     if method == "bootstrap-t":
         return _contain(*_bootstrap_t(post, scope, level, resamples, seed), value if post.centred else None)
-    if method == "exact+betting":
-        return widen(post, scope, level, *_interval(post, scope, level, "exact", draws, seed, value), seed)
+    if method in WIDENING_METHODS:
+        return widen(post, scope, level, *_interval(post, scope, level, "exact", draws, seed, value), seed, method)
     if method == "exact+bootstrap-t":
         lo_t, hi_t = _bootstrap_t(post, scope, level, resamples, seed)
         lo, hi = _interval(post, scope, level, "exact", draws, seed, value)
@@ -374,25 +393,31 @@ def estimate(
     interval : ``"auto"`` (default): ``"exact"``, except where the population-scope result warns that few
         questions carry the metric (:meth:`~bayeseval.posterior.Posterior.few_carrying`) or every question
         scores at the same end of the range (:meth:`~bayeseval.posterior.Posterior.at_range_end`: 0 of 100
-        correct); there ``"exact+betting"``, which the estimate's ``interval`` then names.  ``"exact"``: the
+        correct); there ``"exact+binomial"``, which the estimate's ``interval`` then names.  ``"exact"``: the
         equal-tailed
         posterior interval, ``"normal"``, ``"hdi"``; over questions (population scope, frequentist intervals
         beside the posterior's mean and sd): ``"bootstrap-t"``, the studentized bootstrap
         (:meth:`Estimate.bootstrap_t_interval`), ``"exact+bootstrap-t"``, the wider ends of the exact interval
-        and that one, ``"exact+betting"``, the exact interval with its far end (away from the end of the range
-        nearer the estimate) widened to the betting confidence interval's for a bounded mean (:func:`widen`,
-        :func:`bayeseval.intervals.betting_interval`: it holds its level whatever the pool; docs/honesty.md).
+        and that one, ``"exact+binomial"``, the hull of the exact interval and Clopper-Pearson's on the questions'
+        summed scores (:func:`widen`, :func:`bayeseval.intervals.binomial_interval`: exact for 0/1 scores, checked
+        by enumeration for scores between), and ``"exact+betting"``, the exact interval with its far end (away from
+        the end of the range nearer the estimate) widened to the betting confidence interval's for a bounded mean
+        (:func:`bayeseval.intervals.betting_interval`: it holds its level whatever the pool, and is wider with more
+        than about 30 questions; docs/honesty.md).
     level : credibility level in (0, 1).
     prior : ``None`` (``"robust"`` for binary outcomes, :mod:`bayeseval.posterior.robust`; for
-        categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; Dirichlet(1 + R0) for
-        ``bayes``, ``max@k`` or when ``R0`` is given), ``"hierarchical"`` (one Beta pool),
+        categorical ``avg`` / ``avg@n`` the pooled ``"hierarchical-dirichlet"``; for ``max@k`` a posterior centred
+        at its unbiased estimate, reported as ``"robust"`` (:mod:`bayeseval.posterior.maxk`; Dirichlet(1 + R0) where
+        k exceeds the trials); Dirichlet(1 + R0) for ``bayes`` or when ``R0`` is given), ``"hierarchical"`` (one
+        Beta pool),
         ``"hierarchical-dirichlet"``, ``"uniform"`` (``"dirichlet"``), ``"jeffreys"``
         or ``(alpha0, beta0)``; ``alpha0=``/``beta0=`` also set a Beta prior.
     w, R0 : category weights and prior outcomes for categorical metrics.
     draws, seed : posterior draws behind exact / hdi intervals, resamples behind bootstrap-t (seeded; the
         same seed gives the same interval).
     model, labels : the model's name, carried into tables (``labels=`` is the name shared with
-        :func:`~bayeseval.compare` and :func:`~bayeseval.compare_all`).
+        :func:`~bayeseval.compare`, whose ``labels`` is a pair, and :func:`evaluate`; :func:`~bayeseval.compare_all`
+        names its models by their keys).
     missing, ragged : passed to :func:`~bayeseval.to_counts` (``missing=np.nan`` for unobserved
         trials, ``ragged=True`` for lists of rows of different lengths).
     score_range : ``(lo, hi)``: read ``R`` as continuous scores in that range (token F1, BLEU, judge
@@ -454,16 +479,29 @@ def _needs_trials(metric: Any, params: dict) -> bool:
 
 
 #: what the few-carrying warning adds where the caller can take it (an estimate with a posterior interval)
-WIDER_ENDS_ADVICE = ("; the default interval ('auto') widens its far end to a betting confidence interval's, which "
-                     "holds its level whatever the pool: estimate(..., interval='auto'), CLI report --interval auto "
-                     "(docs/honesty.md)")
-#: what the few-carrying warning adds where the default interval was widened
-WIDENED_NOTE = ("; so this interval's far end (away from the nearer end of the range) is a betting confidence "
-                "bound, which misses at most half the complement of the level whatever the pool (docs/honesty.md; "
-                "interval='exact' for the posterior interval alone)")
-#: ... and where the default looked at the betting bound and it lay inside the posterior interval
-INSIDE_NOTE = ("; a betting confidence bound, which misses at most half the complement of the level whatever the "
-               "pool, lies inside this interval's far end, so the interval is the posterior's (docs/honesty.md)")
+WIDER_ENDS_ADVICE = ("; the default interval ('auto') widens it to Clopper-Pearson's interval on the summed scores, "
+                     "each of whose ends misses at most half the complement of the level: estimate(..., "
+                     "interval='auto'), CLI report --interval auto (docs/honesty.md)")
+#: per widening method: the interval it widens by and how far it can be trusted, how the widened interval relates to
+#: it, and what it lies inside where it widens nothing
+BOUND_WORDS = {"exact+binomial": ("Clopper-Pearson's interval on the questions' summed scores, each of whose ends "
+                                  "misses at most half the complement of the level (exact for 0/1 scores; checked by "
+                                  "enumeration for scores between)", "this interval holds", "the posterior interval"),
+               "exact+betting": ("a betting confidence bound, which misses at most half the complement of the level "
+                                 "whatever the pool", "this interval's far end (away from the nearer end of the "
+                                 "range) is", "this interval's far end")}
+
+
+def widened_note(bound: str) -> str:
+    """What the few-carrying warning adds where the interval was widened by ``bound`` (a WIDENING_METHODS entry)."""
+    what, verb, _ = BOUND_WORDS[bound]
+    return f"; so {verb} {what} (docs/honesty.md; interval='exact' for the posterior interval alone)"
+
+
+def inside_note(bound: str) -> str:
+    """... and where the interval looked at ``bound`` and it lay inside the posterior interval."""
+    what, _, inside = BOUND_WORDS[bound]
+    return f"; {what}, lies inside {inside}, so the interval is the posterior's (docs/honesty.md)"
 
 
 def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: int, seed: int,
@@ -474,16 +512,16 @@ def summarise(post: Posterior, *, scope: str, method: str, level: float, draws: 
     mean, sd = post.moments(scope)
     value = post.value()
     asked, method = method, resolve_interval(post, scope, method)
-    considered = method == "exact+betting"  # the default (or the caller) looked at the betting bound
-    if method == "exact+betting":
+    considered = method if method in WIDENING_METHODS else None  # the default (or the caller) looked at a bound
+    if considered:
         exact = _interval(post, scope, level, "exact", draws, seed, value)
-        lo, hi = widen(post, scope, level, *exact, seed)
-        if (lo, hi) == exact:  # the betting bound lies inside: the row is the posterior's, and says so
+        lo, hi = widen(post, scope, level, *exact, seed, considered)
+        if (lo, hi) == exact:  # the bound lies inside: the row is the posterior's, and says so
             method = "exact"
     else:
         lo, hi = _interval(post, scope, level, method, draws, seed, value)
     if considered:
-        advice = WIDENED_NOTE if method == "exact+betting" else INSIDE_NOTE
+        advice = widened_note(considered) if method == considered else inside_note(considered)
     elif advise and method not in QUESTION_METHODS and post.spec.kind != "geospectrum":
         advice = WIDER_ENDS_ADVICE
     else:
@@ -739,13 +777,14 @@ def _metric_list(metrics: Any) -> list[tuple[Any, dict]]:
 
 def _estimate_cell(R: Any, metric: Any, dataset: str | None = None, **kw) -> Estimate:
     """:func:`estimate` for one cell of :func:`evaluate`: where the interval over questions asked for (bootstrap-t,
-    betting) does not apply to this model and metric (k > n, every question alike, geospectrum), the cell takes the equal-tailed posterior
+    binomial, betting) does not apply to this model and metric (k > n, every question alike, geospectrum), the cell
+    takes the equal-tailed posterior
     interval and says so, so that one such cell does not stop the table."""
     try:
         return estimate(R, metric, **kw)
     except BootstrapTUnavailable as exc:
         e = estimate(R, metric, **{**kw, "interval": POSTERIOR_INTERVAL})
-        name = "betting" if kw.get("interval") == "exact+betting" else "bootstrap-t"
+        name = kw["interval"].split("+")[1] if kw.get("interval") in WIDENING_METHODS else "bootstrap-t"
         note = f"the {name} interval {NOT_APPLIED}: {exc}; this row shows the equal-tailed posterior interval"
         where = "/".join(x for x in (dataset, e.model) if x)
         warnings.warn(f"{where + ': ' if where else ''}{e.metric}: {note}", ModelCheckWarning,

@@ -58,7 +58,7 @@ from ._text import html_table, pct, text_table
 from .comparison.paired import compare, reach_value
 from .comparison.paired_tests import adjust
 from .posterior import SCOPES
-from .results import DEFAULT_SEED, Estimate, estimate
+from .results import DEFAULT_SEED, WIDENING_METHODS, Estimate, estimate
 
 __all__ = ["rubric", "compare_rubric", "krippendorff_alpha", "Rubric", "RubricComparison", "parse_constraints"]
 
@@ -432,10 +432,10 @@ class Rubric(Result):
         if self.constraints:
             lines.append(f"passes: {_rule_text(self.constraints)}, as the {PASS_LABEL}")
         lines += ["", text_table(head, rows)]
-        widened = [s for s, e in self.passing.items() if e.interval == "exact+betting"]
+        widened = [s for s, e in self.passing.items() if e.interval in WIDENING_METHODS]
         if widened:
             lines.append(f"passes of {', '.join(widened)}: few items (or none) carry the share away from 0 or 1, so "
-                         "the interval's far end is a betting confidence bound (docs/honesty.md)")
+                         "the interval's far end is a confidence bound over items (docs/honesty.md)")
         if self.agreement:
             lines += ["", "judge agreement (Krippendorff's alpha, bootstrap interval over rated units)"]
             lines.append(text_table(["dimension", "alpha", "interval", "measurement", "units", "judges"],

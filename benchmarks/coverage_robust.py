@@ -42,7 +42,7 @@ from _common import bench_parser, finish, run_cells  # noqa: E402
 from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.metrics.engine import bernstein_eval, score_table  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
-from bayeseval.results import resolve_interval, widen  # noqa: E402
+from bayeseval.results import WIDENING_METHODS, resolve_interval, widen  # noqa: E402
 
 LEVEL = 0.95
 MS = (15, 30, 100, 500)
@@ -50,7 +50,7 @@ NS = (1, 4, 16, 64)
 K_FOR_N = {1: 1, 4: 3, 16: 8, 64: 16}
 METRICS = ("avg", "pass@k", "pass^k", "maj@k", "pass@2N")
 SCOPES = ("benchmark", "population")
-#: default: the library's default interval ("auto": exact, its far end widened to the betting interval's where the
+#: default: the library's default interval ("auto": exact, widened to Clopper-Pearson's interval where the
 #: population-scope result warns that few questions carry the metric, or none does); oracle: the normal interval
 #: with the estimator's true sd (k <= N)
 METHODS = ("default", "exact", "normal", "oracle")
@@ -142,7 +142,7 @@ def run_cell(args):
                        "exact": interval_from_draws(post.draws(scope, draws, rng), LEVEL, "exact"),
                        "oracle": ((max(est - z * sd_true[scope], lo_b), min(est + z * sd_true[scope], hi_b))
                                   if m in tables else (math.nan, math.nan))}
-                widened = resolve_interval(post, scope, "auto") == "exact+betting"
+                widened = resolve_interval(post, scope, "auto") in WIDENING_METHODS
                 ivs["default"] = (widen(post, scope, LEVEL, *ivs["exact"], int(rng_w.integers(2**31))) if widened
                                   else ivs["exact"])
                 for method, (lo, hi) in ivs.items():
@@ -221,8 +221,8 @@ def render(cov, wid, tasks, elapsed, args) -> str:
     out = [f"# Coverage of 95% intervals on benchmark-shaped pools (prior={args.prior})", "",
            f"Replicates per cell: {', '.join(map(str, reps))} (MC standard error of a cell about "
            f"{100 * math.sqrt(0.0475 / min(reps)):.1f} points); {args.draws} posterior draws per exact interval; "
-           "default: the library's default interval (the exact interval, its far end widened to the betting "
-           "interval's where the population-scope result warns that few questions carry the metric, or none does); "
+           "default: the library's default interval (the exact interval, widened to Clopper-Pearson's interval on the "
+           "summed scores where the population-scope result warns that few questions carry the metric, or none does); "
            f"k = 1, 3, 8, 16 for N = 1, 4, 16, 64; run time {elapsed / 60:.1f} min.", "",
            "Floors (issue 13): k <= N, 93-97% in every cell with M >= 30 and N >= 4, at least 91% at M = 15. "
            "N = 1 and k > N are shown separately: see the notes below the tables.", "",

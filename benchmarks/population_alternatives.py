@@ -12,8 +12,8 @@ the population scope of ``coverage_robust.py``'s grid (same pools, M, N >= 4, k,
 * hull -- the smallest interval holding both the exact and the bootstrap-t interval (the rule of
   ``interval="exact+bootstrap-t"``, here with 1,000 posterior draws and 2,000 resamples); "hull if warned" only
   where the result warns that few questions carry it (``carrying_questions() < 5``), the exact interval elsewhere;
-* default -- the library's default now (``interval="auto"``): the exact interval, its far end (away from the
-  end of the range nearer the estimate) widened to the betting confidence interval's where the result warns;
+* default -- the library's default now (``interval="auto"``): the exact interval, widened to Clopper-Pearson's
+  interval on the summed scores (their hull) where the result warns;
 * Hall -- the exact interval with each side stretched by Hall's skewness-correcting transformation: the side's
   half-width times the ratio of Hall's interval to the t interval on that side, both at the t_{M-1} quantile
   (symmetric scores leave the exact interval as it is; Hall 1992, "On the removal of skewness by transformation",
@@ -49,7 +49,7 @@ from bayeseval.counts import to_counts  # noqa: E402
 from bayeseval.posterior import build, interval_from_draws  # noqa: E402
 from bayeseval.posterior.bootstrap import bootstrap_t  # noqa: E402
 from bayeseval.posterior.robust import FEW_CARRYING  # noqa: E402
-from bayeseval.results import resolve_interval, widen  # noqa: E402
+from bayeseval.results import WIDENING_METHODS, resolve_interval, widen  # noqa: E402
 
 LEVEL = 0.95
 METRICS = ("avg", "pass@k", "pass^k", "maj@k")
@@ -102,7 +102,7 @@ def run_cell(args):
             ivs["bootstrap-t"] = (lo, hi) if alike else bootstrap_t(x, f, LEVEL, RESAMPLES, rng_m, (0.0, 1.0))
             ivs["hull"] = (min(lo, ivs["bootstrap-t"][0]), max(hi, ivs["bootstrap-t"][1]))
             ivs["hull if warned"] = ivs["hull"] if 0.0 < post.carrying_questions() < FEW_CARRYING else (lo, hi)
-            auto = resolve_interval(post, "population", "auto") == "exact+betting"
+            auto = resolve_interval(post, "population", "auto") in WIDENING_METHODS
             ivs["default"] = widen(post, "population", LEVEL, lo, hi, int(rng_w.integers(2**31))) if auto else (lo, hi)
             for k, (a, b) in ivs.items():
                 a, b = max(a, 0.0), min(b, 1.0)
@@ -113,14 +113,14 @@ def run_cell(args):
 
 def render(cov, wid, reps, elapsed) -> str:
     out = ["# Population scope over the coverage grid: the exact interval against bootstrap-t, their hull, a skewness "
-           "correction and the default (far end widened to the betting interval's where warned)", "",
+           "correction and the default (widened to Clopper-Pearson's on the summed scores where warned)", "",
            f"`python benchmarks/population_alternatives.py --reps {reps}`: the pools, M, N >= 4, k and seeds of "
            f"coverage_robust.py; {reps} replicates a cell, the same replicates for every method; 95% intervals; "
            f"{elapsed / 60:.1f} min. Replicates whose scores are all alike (nothing to resample; "
            "`interval=\"bootstrap-t\"` refuses them) take the exact interval in the bootstrap-t and hull columns; "
            "Hall: each side of the exact interval stretched by Hall's transformed-t interval over the t interval; "
-           "default: the library's default interval (`interval=\"auto\"`), the exact interval with its far end widened "
-           "to the betting interval's where the result warns that few questions carry the metric.", "",
+           "default: the library's default interval (`interval=\"auto\"`), the exact interval widened to "
+           "Clopper-Pearson's on the summed scores where the result warns that few questions carry the metric.", "",
            "Cells outside the floor beyond Monte-Carlo noise (exact binomial interval of the cell's coverage wholly "
            "below 93%, 91% at M = 15, or above 97% at M >= 30), of the 84 cells per metric; lowest cell; mean width:", "",
            "| metric | method | below | above | lowest cell | mean coverage % | mean width |", "|---|---|---|---|---|---|---|"]

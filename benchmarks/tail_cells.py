@@ -6,8 +6,8 @@ Beta(2,5) or logit-normal(0, 2) pool.  There the per-question scores are heavily
 end of the range, a few far from it), and the pool's mean is carried by the few.  This script asks whether any
 standard interval for a mean over questions does better on the same replicates:
 
-* default -- ``bayeseval``'s default population interval (``interval="auto"``): the exact interval, its far end
-  widened to the betting interval's where the result warns that few questions carry the metric;
+* default -- ``bayeseval``'s default population interval (``interval="auto"``): the exact interval, widened to
+  Clopper-Pearson's on the summed scores (their hull) where the result warns that few questions carry the metric;
 * exact -- the exact interval alone (studentized Dirichlet-process posterior; the default before ``"auto"``);
 * t -- the question-clustered interval, mean +/- t_{M-1} s / sqrt(M) (Miller 2024, arXiv:2411.00640);
 * percentile, BCa -- the ordinary bootstrap of questions (``scipy.stats.bootstrap``, 2,000 resamples);
@@ -53,7 +53,7 @@ from bayeseval.posterior import build, interval_from_draws  # noqa: E402
 from bayeseval.posterior.bootstrap import bootstrap_t  # noqa: E402
 from bayeseval.intervals import CI_BET_CAP, betting_interval, plugin_variance  # noqa: E402
 from bayeseval.posterior.robust import FEW_CARRYING  # noqa: E402
-from bayeseval.results import resolve_interval, widen  # noqa: E402
+from bayeseval.results import WIDENING_METHODS, resolve_interval, widen  # noqa: E402
 
 LEVEL = 0.95
 RESAMPLES = 2000
@@ -110,7 +110,7 @@ def intervals(post, x: np.ndarray, rng: np.random.Generator, draws: int, rng_w: 
     se = s / math.sqrt(M)
     out = {"exact": interval_from_draws(post.draws("population", draws, rng), LEVEL, "exact")}
     seed = int(rng_w.integers(2**31))
-    widened = resolve_interval(post, "population", "auto") == "exact+betting"
+    widened = resolve_interval(post, "population", "auto") in WIDENING_METHODS
     out["default"] = widen(post, "population", LEVEL, *out["exact"], seed) if widened else out["exact"]
     out["betting"] = betting_interval(post.state_scores(), post.freq, LEVEL, (0.0, 1.0), np.random.default_rng(seed))
     out["betting, 256 orders"] = betting_orders(post.state_scores(), post.freq, LEVEL, np.random.default_rng(seed))

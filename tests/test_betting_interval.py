@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import bayeseval as be
-from bayeseval.intervals import CI_BET_CAP, betting_interval
+from bayeseval.intervals import CI_BET_CAP, betting_interval, binomial_interval
 from bayeseval.report.tables import to_markdown, to_terminal
 from bayeseval.results import BootstrapTUnavailable, widen
 
@@ -140,17 +140,23 @@ def test_the_default_widens_the_far_end_only_where_few_questions_carry_the_estim
         bench = be.estimate(R, "pass^8", scope="benchmark")
         plain = be.estimate(_dense(), "pass^8")
     post = auto._post
-    b_lo, b_hi = betting_interval(np.asarray(post.state_scores()), post.freq, 0.95, (0.0, 1.0),
-                                  np.random.default_rng(auto.seed))
-    assert auto.interval == "exact+betting" and 0 < post.carrying_questions() < 5
-    assert auto.lo == exact.lo and auto.hi == max(exact.hi, b_hi) and auto.hi > exact.hi  # near 0: the top widens
-    assert auto.lo <= auto.value <= auto.hi and auto.to_dict()["interval"] == "exact+betting"
+    b_lo, b_hi = binomial_interval(np.asarray(post.state_scores()), post.freq, 0.95, (0.0, 1.0))
+    # Clopper-Pearson's upper end at the summed scores: 1 + 495/12870 + 0 (pass^8's unbiased scores: 1, C(12,8)/C(16,8))
+    S = 1 + 495 / 12870
+    assert b_hi == pytest.approx(stats.beta.ppf(0.975, S + 1, 30 - S), rel=1e-12)
+    assert auto.interval == "exact+binomial" and 0 < post.carrying_questions() < 5
+    assert (auto.lo, auto.hi) == (min(exact.lo, b_lo), max(exact.hi, b_hi)) and auto.hi > exact.hi  # the hull
+    assert auto.lo <= auto.value <= auto.hi and auto.to_dict()["interval"] == "exact+binomial"
     assert auto.confidence_interval(method="auto") == (auto.lo, auto.hi)
     assert exact.confidence_interval(method="auto") == (auto.lo, auto.hi)
     assert bench.interval == "exact"  # the benchmark scope has its own variance and no such check
     assert plain.interval == "exact" and plain._post.few_carrying("population") is None
     assert post.few_carrying("benchmark") is None
-    assert be.estimate(R, "pass^8", interval="exact+betting").confidence_interval() == (auto.lo, auto.hi)
+    assert be.estimate(R, "pass^8", interval="exact+binomial").confidence_interval() == (auto.lo, auto.hi)
+    bet = be.estimate(R, "pass^8", interval="exact+betting")  # asked for: the betting bound, wider here
+    g_lo, g_hi = betting_interval(np.asarray(post.state_scores()), post.freq, 0.95, (0.0, 1.0),
+                                  np.random.default_rng(auto.seed))
+    assert bet.interval == "exact+betting" and (bet.lo, bet.hi) == (exact.lo, max(exact.hi, g_hi)) and g_hi > b_hi
 
 
 def test_near_the_top_the_lower_end_widens():
@@ -159,7 +165,7 @@ def test_near_the_top_the_lower_end_widens():
         warnings.simplefilter("ignore")
         auto = be.estimate(R, "pass@8")
         exact = be.estimate(R, "pass@8", interval="exact")
-    assert auto.interval == "exact+betting" and auto.hi == exact.hi and auto.lo < exact.lo
+    assert auto.interval == "exact+binomial" and auto.hi >= exact.hi and auto.lo < exact.lo
     post = auto._post
     assert (auto.lo, auto.hi) == widen(post, "population", 0.95, exact.lo, exact.hi, auto.seed)
 
@@ -169,11 +175,12 @@ def test_evaluate_and_tables_name_the_widened_rows():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = be.evaluate({"d": _dense(), "m": R}, ["pass^8"])
-    assert [e.interval for e in ev] == ["exact", "exact+betting"]
-    assert "95% exact+betting" in ev.summary()
+    assert [e.interval for e in ev] == ["exact", "exact+binomial"]
+    assert "95% exact+binomial" in ev.summary()
     text = " ".join(to_terminal(ev).split())
     assert "[95% equal-tailed credible interval]" in text
-    assert "Far end from a betting confidence bound (few questions carry the metric): m pass^8." in text
+    assert ("Widened to Clopper-Pearson's interval on the summed scores (few questions carry the metric): m pass^8."
+            in text)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         only = be.evaluate({"m": R}, ["pass^8"], interval="exact+betting")
@@ -188,9 +195,10 @@ def test_evaluate_and_tables_name_the_widened_rows():
 
 
 def test_the_row_stays_the_posteriors_where_the_betting_bound_lies_inside():
-    """Two of 10,000 questions carry pass^2: the warning fires, but the betting bound (about 4.1 / M above the
-    estimate's end) lies inside the posterior's far end, so the row keeps "exact" and the warning says why; at
-    2,000 questions it reaches further and the row is widened."""
+    """Two of 10,000 questions carry pass^2: the warning fires, but the betting bound asked for (about 4.1 / M above
+    the estimate's end) lies inside the posterior's far end, so the row keeps "exact" and the warning says why; at
+    2,000 questions it reaches further and the row is widened.  The default's Clopper-Pearson bound (summed scores
+    2 + 1/6) reaches further at both."""
     rows = {}
     for M in (2000, 10_000):
         R = np.zeros((M, 4), dtype=int)
@@ -198,7 +206,10 @@ def test_the_row_stays_the_posteriors_where_the_betting_bound_lies_inside():
         R[2, :2] = 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rows[M] = (be.estimate(R, "pass^2"), be.estimate(R, "pass^2", interval="exact"))
+            rows[M] = (be.estimate(R, "pass^2", interval="exact+betting"), be.estimate(R, "pass^2", interval="exact"))
+            auto = be.estimate(R, "pass^2")
+        cp = stats.beta.ppf(0.975, 2 + 1 / 6 + 1, M - 2 - 1 / 6)
+        assert auto.interval == "exact+binomial" and auto.hi == pytest.approx(cp, rel=1e-12) and cp > rows[M][1].hi
     (wide, exact), (inside, exact_10k) = rows[2000], rows[10_000]
     assert wide.interval == "exact+betting" and wide.hi > exact.hi and wide.lo == exact.lo
     assert inside.interval == "exact" and (inside.lo, inside.hi) == (exact_10k.lo, exact_10k.hi)
@@ -235,7 +246,7 @@ def test_an_auto_estimate_decides_again_at_another_level():
         warnings.simplefilter("ignore")
         e = be.estimate(R, "avg")
         at_half = be.estimate(R, "avg", level=0.5)
-    assert e.interval == "exact" and at_half.interval == "exact+betting"
+    assert e.interval == "exact" and at_half.interval == "exact+binomial"
     assert e.confidence_interval(0.5) == (at_half.lo, at_half.hi)
     assert e.confidence_interval(0.5, "exact") != (at_half.lo, at_half.hi)
 
@@ -249,7 +260,7 @@ def test_every_interval_contains_its_value_at_a_low_level(flip):
     R = 1 - R if flip else R
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for method in ("auto", "exact", "hdi", "exact+betting"):
+        for method in ("auto", "exact", "hdi", "exact+binomial", "exact+betting"):
             e = be.estimate(R, "avg", level=0.5, interval=method)
             assert e.lo <= e.value <= e.hi, (method, e)
             assert min(abs(e.lo - e.value), abs(e.hi - e.value)) < 0.05
@@ -297,7 +308,7 @@ def test_cli_default_is_auto_and_refuses_betting_in_benchmark_scope(tmp_path, ca
     assert main(["report", str(path), "--metrics", "pass^8", "--format", "json", "--quiet"]) == 0
     rows = json.loads(capsys.readouterr().out)
     rows = rows["estimates"] if isinstance(rows, dict) else rows
-    assert [(r["model"], r["interval"]) for r in rows] == [("dense", "exact"), ("sparse", "exact+betting")]
+    assert [(r["model"], r["interval"]) for r in rows] == [("dense", "exact"), ("sparse", "exact+binomial")]
     assert main(["report", str(path), "--interval", "exact+betting", "--scope", "benchmark", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--interval exact+betting treats the questions as a sample" in err and len(err.strip().splitlines()) == 1
@@ -314,9 +325,12 @@ def test_the_far_end_over_question_orders_is_as_documented():
             if be.estimate(R, "pass^16", seed=0)._post.few_carrying("population") is not None:
                 break
         exact = be.estimate(R, "pass^16", interval="exact")
-        rows = [be.estimate(R, "pass^16", seed=s) for s in range(20)]
+        rows = [be.estimate(R, "pass^16", seed=s, interval="exact+betting") for s in range(20)]
+        auto = [be.estimate(R, "pass^16", seed=s) for s in range(3)]
     far = np.array([e.hi for e in rows])
     assert all(e.interval == "exact+betting" and e.lo < exact.lo + 0.01 for e in rows)
+    # the default's Clopper-Pearson bound reads the summed scores, not an order: the same far end at every seed
+    assert all(e.interval == "exact+binomial" and e.hi == auto[0].hi for e in auto) and auto[0].hi > exact.hi
     flat = " ".join((Path(__file__).parents[1] / "docs" / "honesty.md").read_text(encoding="utf-8").split())
     assert (f"estimate {rows[0].value:.3f}, exact interval [{exact.lo:.3f}, {exact.hi:.3f}]), 20 seeds put the widened "
             f"far end between {far.min():.3f} and {far.max():.3f} (sd {far.std(ddof=1):.3f};") in flat

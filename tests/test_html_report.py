@@ -345,15 +345,15 @@ def test_rounded_values_do_not_read_as_certainty(game24_page):
     # CoT's pass^10 is 9e-06: the value is not "0.0"; the tables' rule (two significant digits of the distance
     # from the bound), the same as the terminal table's.  The lower end is exactly 0 (the studentized population
     # posterior reaches the bound) and reads so; few questions carry it, so the default interval's upper end is
-    # the betting interval's (0.009 for the posterior alone), and the page names the row
+    # Clopper-Pearson's on the summed scores (0.009 for the posterior alone), and the page names the row
     from bayeseval.report.tables import fmt_near
 
     assert fmt_near(9.16e-6, 1, 100) == "0.00092" and fmt_near(6e-7, 1, 100) == "0.00006"
     e = B.estimate(B.load(DATA / "tot_game24.json")["gpt-4 CoT"], "pass^10")
-    assert e.interval == "exact+betting" and e.lo == 0.0 and 0.03 < e.hi < 0.05
+    assert e.interval == "exact+binomial" and e.lo == 0.0 and 0.03 < e.hi < 0.05
     assert re.search(rf"<span class=v>0\.000\d\d</span> <span class=ci>\[0\.0, {100 * e.hi:.1f}\]", text), text[:0]
-    assert "Far end from a betting confidence bound (few questions carry the metric): " in text
-    assert "gpt-4 CoT pass^10" in text.split("Far end from")[1].split(".")[0]
+    assert "Widened to Clopper-Pearson&#x27;s interval on the summed scores (few questions carry the metric): " in text
+    assert "gpt-4 CoT pass^10" in text.split("Widened to Clopper")[1].split(".")[0]
     assert fmt_bounded(0.99996, 1, 100.0) == "99.9960" and fmt_bounded(1.0, 1, 100.0) == "100.0"
 
 

@@ -369,7 +369,7 @@ def test_tail_cells_numbers_quoted_are_the_benchmark_results():
             f"{round(max(exact))}%") in warned
     assert f"that cell's default covers {cov[low[0]]['default']}% (2,000 replicates" in flat
     quoted = ", ".join(f"{cov[k]['default']}%" for k in low[:2]) + f" and {cov[low[2]]['default']}%"
-    assert f"the default now widens the far end ({quoted} with 2,000 replicates; below)" in flat
+    assert f"the default now widens the interval ({quoted} with 2,000 replicates; below)" in flat
 
 
 def test_minorant_bound_numbers_quoted_are_the_grid_results():

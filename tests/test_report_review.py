@@ -162,10 +162,10 @@ def test_notes_that_name_rows_name_their_dataset_and_exports_keep_a_single_datas
         ev = be.evaluate(both, ["pass^8"])
         one = be.evaluate(OutcomeSet.from_arrays({"a": R}, dataset="math"), ["pass^8"])
         bare = be.evaluate({"a": R}, ["pass^8"])
-    assert [(e.dataset, e.method) for e in ev] == [("math", "exact+betting"), ("code", "exact")]
-    assert tables.to_markdown(ev).endswith("Far end from a betting confidence bound (few questions carry the "
-                                           "metric): math: a pass^8.")
-    said = "Dataset: math. Note: estimate [95% equal-tailed (far end: betting confidence bound)"
+    assert [(e.dataset, e.method) for e in ev] == [("math", "exact+binomial"), ("code", "exact")]
+    assert tables.to_markdown(ev).endswith("Widened to Clopper-Pearson's interval on the summed scores (few questions "
+                                           "carry the metric): math: a pass^8.")
+    said = "Dataset: math. Note: estimate [95% equal-tailed (widened to Clopper-Pearson's on the summed scores)"
     assert said in tables.to_markdown(one)
     assert [e.dataset for e in one] == ["math"] and [e.dataset for e in bare] == [None]
     unnamed = be.evaluate(OutcomeSet.from_arrays({"a": S}), ["avg"])  # the readers' name for no name

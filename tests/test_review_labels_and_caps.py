@@ -92,7 +92,7 @@ def test_a_level_is_shown_with_its_digits(capsys):
     code, out, _ = _cli(capsys, "report", GAME24, "--level", "0.999999", "--metrics", "avg")
     assert code == 0 and "99.9999%" in out and "100%" not in out
     e = be.estimate(np.ones((20, 2)), "avg", level=0.975)
-    assert "97.5% exact+betting interval" in repr(e)  # every question at the end: the betting far end
+    assert "97.5% exact+binomial interval" in repr(e)  # every question at the end: Clopper-Pearson's far end
 
 
 def test_compare_refuses_a_rope_that_covers_every_difference(capsys):

@@ -95,7 +95,8 @@ def test_healthz_catalog_openapi_docs(client):
     names = [m["name"] for m in cat["metrics"]]
     assert set(B.targets.NAMES) <= set(names)
     assert cat["limits"]["max_cells"] == MAX_CELLS and cat["limits"]["api_key_required"] is False
-    assert cat["estimate_intervals"] == ["auto", *cat["intervals"], "bootstrap-t", "exact+bootstrap-t", "exact+betting"]
+    assert cat["estimate_intervals"] == ["auto", *cat["intervals"], "bootstrap-t", "exact+bootstrap-t",
+                                         "exact+binomial", "exact+betting"]
     schema = client.get("/openapi.json").json()
     assert {"/v1/metrics", "/v1/compare", "/v1/monitor", "/v1/rank", "/v1/plan", "/v1/aisbench", "/v1/catalog",
             "/healthz"} <= set(schema["paths"])
@@ -155,7 +156,9 @@ def test_metrics_bootstrap_t_interval_equals_library_and_refusals_name_the_field
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = B.estimate(sparse, "pass^8", seed=5, draws=2000, model="s").to_dict()
-    assert got == jsonable(want) and got["interval"] == "exact+betting" and any("is a betting confidence bound" in w for w in got["warnings"])
+    assert got == jsonable(want) and got["interval"] == "exact+binomial"
+    assert any("this interval holds Clopper-Pearson's interval on the questions' summed scores" in w
+               for w in got["warnings"])
     one = client.post("/v1/metrics", json={**body, "metrics": ["pass@8", "pass@32"]})  # k > n: that row falls back
     assert one.status_code == 200, one.text
     p8, p32 = one.json()["estimates"]

@@ -535,7 +535,8 @@ class RobustPosterior(_BinaryPosterior):
 
     def few_carrying(self, scope: str) -> float | None:
         """:meth:`carrying_questions` in the population scope where it is above 0 and below ``FEW_CARRYING`` (the
-        result warns, and the default interval widens to the betting interval's ends), else None."""
+        result warns, and the default interval widens its far end to Clopper-Pearson's on the summed scores), else
+        None."""
         if scope != "population" or self.extrapolated:
             return None
         few = self.carrying_questions()  # 0: every question at the end of the range (the pseudo-question sets it)
@@ -544,7 +545,8 @@ class RobustPosterior(_BinaryPosterior):
     def at_range_end(self, scope: str) -> bool:
         """Population scope: every question scores at the same end of the range (:meth:`carrying_questions` is 0),
         where the posterior's far end rests on the prior pseudo-question alone (0 of 100 reached 2.3%, below the
-        rule of three's 3%), so the default interval takes the betting confidence bound's (4.0% there)."""
+        rule of three's 3%), so the default interval takes Clopper-Pearson's (3.6% there, ``1 - 0.025^(1/M)``: each
+        question scores 0 with probability at most one minus the mean, so it holds whatever the pool)."""
         return (scope == "population" and not self.extrapolated and float(self.C.max()) > float(self.C.min())
                 and self.carrying_questions() == 0.0)  # a constant payoff has no range to be at the end of
 

@@ -274,8 +274,9 @@ def default_ks(n: int, points: int = 25) -> list[int]:
 
 def posterior_interval(interval: str, notes: list, what: str) -> str:
     """The interval method of ``what`` (pass@k curves, a ranking: posterior intervals only) beside an estimates
-    table computed with ``interval``: ``"bootstrap-t"``, ``"exact+bootstrap-t"`` and ``"exact+betting"``,
-    intervals of the table, become ``"exact"``, and ``notes`` says so; ``"auto"`` becomes ``"exact"``.
+    table computed with ``interval``: ``"bootstrap-t"``, ``"exact+bootstrap-t"``, ``"exact+binomial"`` and
+    ``"exact+betting"``, intervals of the table, become ``"exact"``, and ``notes`` says so; ``"auto"`` becomes
+    ``"exact"``.
 
     >>> notes = []
     >>> posterior_interval("hdi", notes, "the curves"), posterior_interval("bootstrap-t", notes, "the curves")

@@ -45,7 +45,7 @@ from typing import Any
 from .. import validate as V
 from .._text import near_bound, pct, text_table
 from ..posterior.robust import FEW_CARRYING_WORDS as FEW
-from ..results import BOOTSTRAP_T_METHODS, NOT_APPLIED, QUESTION_METHODS
+from ..results import BOOTSTRAP_T_METHODS, NOT_APPLIED, QUESTION_METHODS, WIDENING_METHODS
 
 __all__ = ["render", "to_markdown", "to_latex", "to_csv", "to_json", "to_terminal", "aisbench_summary", "records",
            "FORMATS", "CSV_FIELDS", "DELTA_FIELDS"]
@@ -56,20 +56,24 @@ CSV_FIELDS = ("dataset", "model", "metric", "value", "mean", "sd", "lo", "hi", "
 DELTA_FIELDS = ("baseline", "delta", "delta_lo", "delta_hi", "p_value", "p_adjusted", "adjust")
 INTERVAL_WORDS = {"exact": "equal-tailed", "hdi": "highest-density", "normal": "normal-approximation",
                   "bootstrap-t": "studentized-bootstrap", "exact+bootstrap-t": "equal-tailed + studentized-bootstrap "
-                  "(wider ends)", "exact+betting": "equal-tailed (far end: betting confidence bound)"}
-WIDENED = "exact+betting"  # what the default interval ("auto") becomes where few questions carry a metric
+                  "(wider ends)", "exact+binomial": "equal-tailed (widened to Clopper-Pearson's on the summed scores)",
+                  "exact+betting": "equal-tailed (far end: betting confidence bound)"}
+#: how a widened row (WIDENING_METHODS; "auto" becomes "exact+binomial" where few questions carry a metric) was
+#: widened
+WIDENED_WORDS = {"exact+binomial": "Widened to Clopper-Pearson's interval on the summed scores",
+                 "exact+betting": "Far end from a betting confidence bound"}
 
 
 def _split_widened(ests) -> tuple[list, list]:
     """``(rows, widened)``: where some rows have the equal-tailed interval and others its widened form (the
     default interval, "auto"), the table is described by the former and the latter are named; else all rows."""
-    widened = [e for e in ests if e.method == WIDENED]
-    rest = [e for e in ests if e.method != WIDENED]
+    widened = [e for e in ests if e.method in WIDENING_METHODS]
+    rest = [e for e in ests if e.method not in WIDENING_METHODS]
     return (rest, widened) if widened and rest else (list(ests), [])
 
 
 def interval_noun(ests) -> str:
-    """"credible" for posterior intervals (and the exact one with a betting bound at its far end, whose other end
+    """"credible" for posterior intervals (and the exact one with a confidence bound at its far end, whose other end
     is the posterior's), "confidence" for the bootstrap-t intervals (frequentist ones); rows the default widened
     are named apart (:func:`widened_rows`)."""
     rows, _ = _split_widened(ests)
@@ -80,9 +84,9 @@ def interval_words(ests) -> str:
     """What the intervals are: ``"95% equal-tailed credible"`` (levels, method, credible or confidence).
 
     >>> from types import SimpleNamespace as E
-    >>> rows = [E(level=0.95, method="exact"), E(level=0.95, method="exact+betting")]
+    >>> rows = [E(level=0.95, method="exact"), E(level=0.95, method="exact+binomial")]
     >>> interval_words(rows), interval_words(rows[1:])
-    ('95% equal-tailed credible', '95% equal-tailed (far end: betting confidence bound) credible')
+    ('95% equal-tailed credible', "95% equal-tailed (widened to Clopper-Pearson's on the summed scores) credible")
     """
     rows, _ = _split_widened(ests)
     levels = _distinct(level_label(e.level) for e in rows)
@@ -90,21 +94,22 @@ def interval_words(ests) -> str:
 
 
 def widened_rows(ests) -> str:
-    """The sentence that names the rows whose equal-tailed interval has its far end from a betting confidence bound
-    (in a table of other rows too), or ""; "few questions carry the metric" where each such row says so (the
-    default widened it; ``interval="exact+betting"`` widens every row).
+    """The sentence that names the rows whose equal-tailed interval has its far end from a confidence bound over
+    questions (in a table of other rows too), or ""; "few questions carry the metric" where each such row says so
+    (the default widened it; ``interval="exact+binomial"`` or ``"exact+betting"`` widens every row).
 
     >>> from types import SimpleNamespace as E
     >>> rows = [E(method="exact", model="a", metric="avg", warnings=()),
-    ...         E(method="exact+betting", model="a", metric="pass^8", warnings=("... rests on about 2.1 of 30 ...",))]
+    ...         E(method="exact+binomial", model="a", metric="pass^8", warnings=("... rests on about 2.1 of 30 ...",))]
     >>> widened_rows(rows)
-    ' Far end from a betting confidence bound (few questions carry the metric): a pass^8.'
+    " Widened to Clopper-Pearson's interval on the summed scores (few questions carry the metric): a pass^8."
     """
     _, widened = _split_widened(ests)
     if not widened:
         return ""
     why = " (few questions carry the metric)" if all(any(FEW in w for w in e.warnings) for e in widened) else ""
-    return f" Far end from a betting confidence bound{why}: {_row_names(widened, ests)}."
+    return "".join(f" {WIDENED_WORDS[m]}{why}: {_row_names([e for e in widened if e.method == m], ests)}."
+                   for m in dict.fromkeys(e.method for e in widened))
 ADJUST = ("holm", "bh", "none")
 _ADJUST_NAME = {"holm": "Holm", "bh": "BH", "none": "unadjusted"}
 _ADJUST_LONG = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted", "none": "unadjusted"}

@@ -65,7 +65,8 @@ Weights = Annotated[list[Bounded], Field(min_length=1, max_length=LIMITS["catego
 Scope = Literal["population", "benchmark"]
 Interval = Literal["exact", "normal", "hdi"]
 #: an estimate's interval: auto (the default), the posterior's, or one over questions (population scope)
-EstimateInterval = Literal["auto", "exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t", "exact+betting"]
+EstimateInterval = Literal["auto", "exact", "normal", "hdi", "bootstrap-t", "exact+bootstrap-t", "exact+binomial",
+                          "exact+betting"]
 #: AISBench's tables: auto or a posterior interval
 TableInterval = Literal["auto", "exact", "normal", "hdi"]
 def _below_one(v: float) -> float:
@@ -324,12 +325,13 @@ class MetricsRequest(_Stats):
     models: Annotated[dict[Name, Outcomes], Field(min_length=1, max_length=LIMITS["models"])]
     metrics: Annotated[list[MetricItem], Field(min_length=1, max_length=LIMITS["metrics"])] = Field(
         default_factory=lambda: ["avg"], description="names ('avg', 'pass@8', ...) or metric objects")
-    interval: EstimateInterval = Field("auto", description="auto (exact, widened to exact+betting where few "
+    interval: EstimateInterval = Field("auto", description="auto (exact, widened to exact+binomial where few "
                                       "questions (or none) carry a population-scope metric away from the end of its "
                                       "range), exact, normal or hdi (posterior), "
                                       "bootstrap-t (the studentized bootstrap over questions; population scope), "
-                                      "exact+bootstrap-t or exact+betting (the wider ends of exact and bootstrap-t / "
-                                      "the betting confidence interval)")
+                                      "exact+bootstrap-t (the wider ends of exact and bootstrap-t), exact+binomial or "
+                                      "exact+betting (exact with its far end widened to Clopper-Pearson's bound on "
+                                      "the summed scores / the betting confidence interval)")
 
     @field_validator("interval")
     @classmethod
