@@ -31,11 +31,14 @@ def _cell(v):
     return float(v)
 
 
+def _by_hand_keys(rows: list[dict]) -> list[tuple[str, str]]:
+    return [(str(r.get("dataset", "dataset")).strip(), str(r["model"]).strip()) for r in rows]
+
+
 def _by_hand(rows: list[dict], use_trial: bool):
-    """Runs of a long table, one row at a time: {(dataset, model): (ids, matrix)} in order of first appearance."""
+    """Runs of a long table, one row at a time: {(dataset, model): (ids, matrix)}."""
     runs: dict = {}
-    for r in rows:
-        key = (str(r.get("dataset", "dataset")).strip(), str(r["model"]).strip())
+    for r, key in zip(rows, _by_hand_keys(rows)):
         ids, cells, count = runs.setdefault(key, ([], {}, {}))
         q = r["question"].strip() if isinstance(r["question"], str) else r["question"]
         if q not in ids:
@@ -91,7 +94,9 @@ def test_long_tables_read_as_row_by_row(seed):
             from_long(df)
         return
     got = from_long(df)
-    assert [(r.dataset, r.model) for r in got] == list(want)
+    texts = pd.DataFrame(_by_hand_keys(rows), columns=["dataset", "model"])
+    order = list(texts.groupby(["dataset", "model"], sort=False).indices)  # the order runs came in before
+    assert [(r.dataset, r.model) for r in got] == order and sorted(order) == sorted(want)
     for run in got:
         ids, _ = want[run.dataset, run.model]
         assert list(run.ids) == ids

@@ -302,26 +302,32 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
     check_optional_columns(where, list(map(str, df.columns)), trial, dataset)
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
-    labels = {col: _labels(df[col], col, role, where, rows_of)
-              for col, role in ((question, "question id"), (model, "model"), (dataset, "dataset"))
-              if col is not None and col in df.columns}
+    q = _labels(df[question], question, "question id", where, rows_of)
+    m_codes, m_names = _labels(df[model], model, "model", where, rows_of).texts() if model is not None else (
+        None, [default_model])
     use_trial = trial is not None and trial in df.columns
     use_dataset = dataset is not None and dataset in df.columns
-    ds_codes, ds_names = labels[dataset].texts() if use_dataset else (np.zeros(len(df), np.intp), [default_dataset])
-    m_codes, m_names = labels[model].texts() if model is not None else (np.zeros(len(df), np.intp), [default_model])
-    pairs, keys = pd.factorize(ds_codes.astype(np.int64) * len(m_names) + m_codes, sort=False)  # runs in order seen
-    if len(keys) == 1:
-        groups = [np.arange(len(df))]
-    else:  # each run's rows, in table order
-        groups = np.split(np.argsort(pairs, kind="stable"), np.cumsum(np.bincount(pairs))[:-1])
-    q = labels[question]
+    ds_codes, ds_names = _labels(df[dataset], dataset, "dataset", where, rows_of).texts() if use_dataset else (
+        None, [default_dataset])
+    n_m = len(m_names)  # a run's code: dataset * n_m + model
+    codes = m_codes if len(ds_names) == 1 else ds_codes if n_m == 1 else ds_codes.astype(np.int64) * n_m + m_codes
+    del m_codes, ds_codes
+    pairs, keys = pd.factorize(np.zeros(1, np.int64) if codes is None else codes, sort=False)
+    del codes
+    rows_of_run = np.split(np.argsort(pairs, kind="stable"), np.cumsum(np.bincount(pairs))[:-1]) if len(keys) > 1 \
+        else [np.arange(len(df))]  # each run's rows, in table order
+    del pairs
+    # the runs in the order pandas' groupby of the (dataset, model) texts gives them: an order of their first
+    # appearances (the pairs' own, or the datasets' then the models', by pandas version), so the runs' first
+    # appearances, in order, give it
+    groups = pd.DataFrame({"dataset": keys // n_m, "model": keys % n_m}).groupby(["dataset", "model"], sort=False)
     cells = df[score] if isinstance(df[score].dtype, pd.StringDtype) else df[score].to_numpy()
     numbers, not_numbers = _numbers(cells)  # the score cells read once; each run checks and codes its own
     cell = cells.iloc.__getitem__ if isinstance(cells, pd.Series) else cells.__getitem__
     trials = df[trial].to_numpy(dtype=float) if use_trial and pd.api.types.is_numeric_dtype(df[trial]) else None
     runs = []
-    for key, rows in zip(keys, groups):
-        ds, mdl = str(ds_names[key // len(m_names)]), str(m_names[key % len(m_names)])
+    for (d, m), (k,) in groups.indices.items():
+        ds, mdl, rows = str(ds_names[d]), str(m_names[m]), rows_of_run[k]
         at = f"{where} (dataset {ds!r}, model {mdl!r})"
         qcodes, qids = q.factorize(rows)
         texts = pd.Index(qids).astype(str)
