@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayeseval.io import tables
+from bayeseval.io import outcomes, tables
 from bayeseval.io._vendor import code_scores
 from bayeseval.io.tables import from_long, read_long, read_model_columns
 
@@ -268,3 +268,16 @@ def test_models_in_columns_fill_the_matrix_as_row_by_row(tmp_path, seed):
         keep = ~np.isnan(matrix).all(axis=1)
         assert list(run.ids) == [q for q, k in zip(order, keep) if k]
         np.testing.assert_array_equal(run.matrix, matrix[keep])
+
+
+def test_digit_rows_of_an_outcome_file_read_at_once_as_row_by_row():
+    rng = random.Random(2)
+    for _ in range(50):
+        rows = ["".join(rng.choice("0123.") for _ in range(rng.randint(1, 9))) for _ in range(rng.randint(1, 20))]
+        want = np.full((len(rows), max(map(len, rows))), np.nan)
+        for i, r in enumerate(rows):
+            want[i, :len(r)] = outcomes._row(r, "t")
+        np.testing.assert_array_equal(outcomes._matrix(rows, "t"), want)
+    for bad, i in ((["01", "", "1"], 1), (["01", "1x"], 1), (["\u0663"], 0), (["01", [1, -1]], 1)):
+        with pytest.raises(ValueError, match=rf"^t.outcomes\[{i}\]: outcomes must be a string of digits"):
+            outcomes._matrix(bad, "t")
