@@ -1,8 +1,9 @@
 """The pandas readers of outcome tables (long CSV, wide CSV, models in columns): old against new, side by side.
 
 The old readers checked every cell with a Python function (``Series.map(lambda ...)`` per label and score cell,
-a csv-module loop over the file's lines for its shape, a Python loop filling each model's matrix); the new ones
-check each distinct label or score text once, scan the file's shape with numpy and fill matrices by index.
+a csv-module loop over the file's lines for its shape, a Python loop filling each model's matrix, one ``int()``
+per trial of an outcome file); the new ones check each distinct label or score text once, scan the file's shape
+with numpy and fill matrices by index.
 Both are run here on the same files, each in a fresh Python process: the old code from another checkout
 (``--old``, default ``/work/main``: its working tree, run with that folder as the current directory so it is the
 ``bayeseval`` imported), the new from this one.  Every figure is one process:
@@ -17,7 +18,9 @@ Files (deterministic, written under /tmp/bench_read_tables/ and deleted at the e
 ``model,question,trial,score`` with 20 models (5 at 10^5 rows) x Q questions (ids ``q12345``) x 40 trials,
 scores 0/1 with 1% of the cells empty (missing trials), rows in model, question, trial order; the same at 10^6
 rows with ``true``/``false`` text scores and with grades 0..4; a wide table (20,000 questions x 40 trials) and
-one with 20 models in columns (rows ``q``, ``q.1``, ``q.2``, ``q.3``: 80,000 rows).  The CLI is timed end to end
+one with 20 models in columns (rows ``q``, ``q.1``, ``q.2``, ``q.3``: 80,000 rows); and a compact outcome
+file (``bayeseval-outcomes/1``, :mod:`bayeseval.io.outcomes`: one digit string per question) of 20 models x
+20,000 questions x 40 trials, 1% missing.  The CLI is timed end to end
 (``bayeseval report FILE``: start-up, reading and the report) on the 10^6-row file.
 
     python benchmarks/bench_read_tables.py --out benchmarks/results_bench_read_tables.md   # ~6 min on 2 cores
@@ -110,6 +113,18 @@ def model_columns(path: Path, questions: int, runs: int, seed: int = 2) -> None:
     frame.to_csv(path, index=False)
 
 
+def outcome_file(path: Path, models: int, questions: int, trials: int, seed: int = 3) -> None:
+    """A ``bayeseval-outcomes/1`` file: one digit string per question ('.' for 1% missing trials)."""
+    rng = np.random.default_rng(seed)
+    doc = {"format": "bayeseval-outcomes/1", "dataset": "bench", "models": {}}
+    for m in range(models):
+        x = np.where(rng.random((questions, trials)) < 0.01, 2, rng.random((questions, trials)) < 0.5)
+        rows = np.array(list("01."))[x.astype(int)]
+        doc["models"][f"model-{m}"] = {"questions": [f"q{i}" for i in range(questions)],
+                                       "outcomes": ["".join(r) for r in rows]}
+    path.write_text(json.dumps(doc))
+
+
 def run(cwd: Path, args: list[str], code: str = CHILD) -> tuple[dict | str, float, int]:
     """One fresh process in ``cwd`` -> (its JSON line or stdout, wall seconds, peak RSS in MB)."""
     t0 = time.perf_counter()
@@ -155,11 +170,13 @@ def main() -> int:
              ("20 models in columns (q, q.1, ...)", 80000, lambda p: model_columns(p, 20000, 4))]
     if not args.quick:
         files.append(("long, 0/1", 16 * 10 ** 6, lambda p: long_table(p, 20, 20000, 40)))
+    files.append(("outcome file (JSON, one digit per trial)", 16 * 10 ** 6 if not args.quick else 10 ** 6,
+                  lambda p: outcome_file(p, 20, 20000 if not args.quick else 1250, 40)))
     DATA.mkdir(parents=True, exist_ok=True)
     rows, cli = [], None
     try:
         for k, (what, n, make) in enumerate(files):
-            path = DATA / f"table{k}.csv"
+            path = DATA / (f"table{k}.json" if what.startswith("outcome") else f"table{k}.csv")
             make(path)
             reps = 1 if n > 5 * 10 ** 6 else args.repeats
             a, b = measure(old, path, reps), measure(new, path, reps)
@@ -195,6 +212,9 @@ def main() -> int:
         lines.append(f"| {what} | {n:,} | {size / 2 ** 20:,.0f} | {reps} | {a['seconds']:.2f} | {b['seconds']:.2f} | "
                      f"{a['seconds'] / b['seconds']:.1f}x | {a['peak']:,} | {b['peak']:,} | "
                      f"{'yes' if a['hash'] == b['hash'] else 'NO'} |")
+    lines.append("")
+    lines.append("`rows`: the table's rows (trials for the long tables and the outcome file, questions for the wide "
+                 "table, question x run rows for the models in columns).")
     if cli is not None:
         (_, wa, pa), (_, wb, pb) = cli[0]
         lines += ["", "CLI end to end on the 10^6-row long table (`bayeseval report FILE --quiet`: start-up, reading, "
