@@ -20,7 +20,8 @@ configurable, ``dataset`` and ``trial`` columns are optional::
 Wide CSV (one file per model, the layout many scripts dump): first column the
 question id, then one column per trial (0/1, grades, or empty for missing).
 
-Both are vectorised with pandas (no Python loop per question).
+Both are vectorised with pandas and numpy: no Python work per row or cell (a label or score text is
+checked once however many rows repeat it; a CSV file's shape is scanned with numpy).
 
 Reading files is strict, so a damaged file fails loudly instead of giving a
 wrong number: every message names the file, the record (``line 7`` for CSV /
