@@ -20,7 +20,8 @@ configurable, ``dataset`` and ``trial`` columns are optional::
 Wide CSV (one file per model, the layout many scripts dump): first column the
 question id, then one column per trial (0/1, grades, or empty for missing).
 
-Both are vectorised with pandas (no Python loop per question).
+Both are vectorised with pandas and numpy: no Python work per row or cell (a label or score text is
+checked once however many rows repeat it; a CSV file's shape is scanned with numpy).
 
 Reading files is strict, so a damaged file fails loudly instead of giving a
 wrong number: every message names the file, the record (``line 7`` for CSV /
@@ -92,6 +93,40 @@ class _Rows:
         return f"{self.kind}s {self.number(i)} and {self.number(j)}"
 
 
+#: kinds of cells (pandas' ``infer_dtype``) that hold no text: the text rules (strip, lower case, true/false,
+#: na/null/none) leave them as they are, so they go to ``pd.to_numeric`` whole
+_NO_TEXT = frozenset({"integer", "floating", "mixed-integer-float", "boolean", "empty", "decimal", "complex"})
+
+
+def _numbers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Score cells -> (floats, NaN = missing; which cells are not numbers, or None when none can be).
+
+    Text (``" 1"``, ``"True"``, ``"NA"``, ``""``) is read once per distinct text, each cell then looks up its own;
+    cells without text go to ``pd.to_numeric`` whole; a column mixing text with other objects, cell by cell.
+    """
+    import pandas as pd
+
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        return s.to_numpy(dtype=float), None
+    mapping = {"true": 1.0, "false": 0.0, "": np.nan, "nan": np.nan, "na": np.nan, "null": np.nan, "none": np.nan}
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    if kind == "string":  # every cell text or missing (code -1): each distinct text read once
+        codes, texts = pd.factorize(s, sort=False)
+        lowered = pd.Series([mapping.get(v, v) for v in (t.strip().lower() for t in texts)] + [np.nan], dtype=object)
+        numeric = pd.to_numeric(lowered, errors="coerce")
+        bad = (numeric.isna() & lowered.notna()).to_numpy(dtype=bool)
+        return numeric.to_numpy(dtype=float)[codes], bad[codes]
+    s = s.astype(object)
+    if kind in _NO_TEXT:
+        numeric = pd.to_numeric(s, errors="coerce")
+        return numeric.to_numpy(dtype=float), (numeric.isna() & s.notna()).to_numpy(dtype=bool)
+    lowered = s.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
+    lowered = lowered.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v)
+    numeric = pd.to_numeric(lowered, errors="coerce")
+    return numeric.to_numpy(dtype=float), (numeric.isna() & lowered.notna()).to_numpy(dtype=bool)
+
+
 def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str], score_range: Any = None):
     """Score cells -> (float categories with NaN, weights or None, scale or None).
 
@@ -101,22 +136,16 @@ def _scores(values: np.ndarray, where: str, column: str, at: Callable[[int], str
     1001 distinct non-integer values in [0, 1] are scores in [0, 1] too (a set that large is no set of
     categories).
     """
-    import pandas as pd
+    return _coded(*_numbers(values), lambda i: values[i], where, column, at, score_range)
 
-    s = pd.Series(values)
-    if not (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s)):
-        s = s.astype(object)
-        lowered = s.map(lambda v: v.strip().lower() if isinstance(v, str) else v)
-        mapping = {"true": 1.0, "false": 0.0, "": np.nan, "nan": np.nan, "na": np.nan, "null": np.nan,
-                   "none": np.nan}
-        lowered = lowered.map(lambda v: mapping.get(v, v) if isinstance(v, str) else v)
-        numeric = pd.to_numeric(lowered, errors="coerce")
-        bad = numeric.isna() & lowered.notna() & ~lowered.map(lambda v: isinstance(v, float) and np.isnan(v))
-        if bad.any():
-            i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{where}: {at(i)} must be a number or true/false, got {_plain(values[i])!r}")
-        s = numeric
-    x = s.to_numpy(dtype=float)
+
+def _coded(x: np.ndarray, bad: np.ndarray | None, value_at: Callable[[int], Any], where: str, column: str,
+           at: Callable[[int], str], score_range: Any = None):
+    """:func:`_scores` of cells read by :func:`_numbers`: ``x`` their numbers, ``bad`` the cells that are not
+    numbers (``value_at(i)`` the cell as written, for the message)."""
+    if bad is not None and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{where}: {at(i)} must be a number or true/false, got {_plain(value_at(i))!r}")
     if np.isinf(x).any():
         i = int(np.flatnonzero(np.isinf(x))[0])
         raise ValueError(f"{where}: {at(i)} is infinite")
@@ -172,6 +201,93 @@ def from_long(table: Any, *, model: str | None = "model", question: str = "quest
                       score_range=score_range)
 
 
+#: kinds of label columns (pandas' ``infer_dtype``) whose equal values are the same label (distinct strings or
+#: integers print apart); other columns (1 with '1' or 1.0, True) are read cell by cell
+_ONE_KIND = frozenset({"string", "integer", "empty"})
+
+
+class _Labels:
+    """A model / question / dataset column: ``values[codes[i]]`` is row ``i``'s label, stripped ('q1 ' is question
+    'q1'), ``values`` in order of first appearance.  ``rows`` holds every row's label when the column mixes kinds:
+    values that compare equal (1, 1.0, True) are one code but may print apart, and a run's question id is its first
+    spelling there."""
+
+    def __init__(self, codes: np.ndarray, values: np.ndarray, rows: np.ndarray | None = None):
+        self.codes, self.values, self.rows = codes, values, rows
+
+    def at(self, i: int) -> Any:
+        """Row ``i``'s label."""
+        return self.values[self.codes[i]] if self.rows is None else self.rows[i]
+
+    def factorize(self, rows: np.ndarray) -> tuple[np.ndarray, Any]:
+        """The labels of ``rows``: (code per row, distinct labels in order of first appearance), as
+        ``pd.factorize`` of those rows' labels gives them."""
+        import pandas as pd
+
+        if self.rows is not None:
+            return pd.factorize(self.rows[rows], sort=False)
+        codes, seen = pd.factorize(self.codes[rows], sort=False)
+        return codes, self.values[seen]
+
+    def texts(self) -> tuple[np.ndarray, Any]:
+        """The labels as text (model 1 and '1' are one model): (code per row, distinct texts)."""
+        import pandas as pd
+
+        if self.rows is not None:
+            return pd.factorize(pd.Series(self.rows, dtype=object).astype(str), sort=False)
+        codes, names = pd.factorize(pd.Series(self.values, dtype=object).astype(str), sort=False)
+        return codes[self.codes], names
+
+
+def _labels(column: Any, col: str, role: str, where: str, rows_of: _Rows) -> _Labels:
+    """A model / question / dataset column -> :class:`_Labels`, checked: no list, bool or bytes, no empty cell, no
+    control character (errors name the first such row).  Each distinct value is checked once (a column of 16
+    million rows holds some thousand questions); a column that mixes kinds, cell by cell."""
+    import pandas as pd
+
+    kinds = column.dtype.categories if isinstance(column.dtype, pd.CategoricalDtype) else column
+    kind = pd.api.types.infer_dtype(kinds, skipna=True)
+    if kind in _ONE_KIND:
+        codes, seen = pd.factorize(column, sort=False)  # a missing cell is code -1
+        seen = np.asarray(seen, dtype=object)
+        stripped = np.empty(len(seen), dtype=object)
+        stripped[:] = [v.strip() if isinstance(v, str) else v for v in seen]  # 'q1 ' is question 'q1'
+        empty = np.array([str(v).strip() == "" for v in stripped] + [True])  # last: a missing cell
+        if empty[:-1].any() or (codes < 0).any():
+            i = int(np.flatnonzero(empty[codes])[0])
+            raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) is empty")
+        ctrl = np.array([control_char(v) is not None for v in stripped], dtype=bool)
+        if ctrl.any():
+            i = int(np.flatnonzero(ctrl[codes])[0])
+            _control_error(stripped[codes[i]], i, col, role, where, rows_of)
+        merged, values = pd.factorize(stripped, sort=False)  # 'q1' and 'q1 ': one label
+        return _Labels(merged[codes] if len(values) < len(stripped) else codes, values)
+    values = column.astype(object)
+    odd = values.map(lambda v: isinstance(v, (list, tuple, dict, set, bool, np.bool_, bytes))).to_numpy(bool)
+    if odd.any():
+        i = int(np.flatnonzero(odd)[0])
+        v = values.iloc[i]
+        raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) is {type(v).__name__} {v!r}; "
+                         f"a {role} must be text or a number")
+    values = values.map(lambda v: v.strip() if isinstance(v, str) else v)  # 'q1 ' is question 'q1'
+    empty = column.isna().to_numpy() | (values.map(lambda v: str(v).strip()) == "").to_numpy()
+    if empty.any():
+        raise ValueError(f"{where}: {rows_of(int(np.flatnonzero(empty)[0]))}: column {col!r} ({role}) is empty")
+    ctrl = values.map(lambda v: control_char(v) is not None).to_numpy(dtype=bool)
+    if ctrl.any():
+        i = int(np.flatnonzero(ctrl)[0])
+        _control_error(values.iloc[i], i, col, role, where, rows_of)
+    rows = values.to_numpy()
+    codes, seen = pd.factorize(rows, sort=False)
+    return _Labels(codes, np.asarray(seen, dtype=object), rows)
+
+
+def _control_error(v: str, i: int, col: str, role: str, where: str, rows_of: _Rows):
+    ch = control_char(v)
+    raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) {v!r} contains the control "
+                     f"character {ch!r} at position {v.index(ch)}; names and ids must be printable text")
+
+
 def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", question: str = "question",
                trial: str | None = "trial", score: str = "score", dataset: str | None = "dataset",
                default_model: str = "model", default_dataset: str = UNNAMED_DATASET, where: str = "table",
@@ -187,40 +303,34 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
     check_optional_columns(where, list(map(str, df.columns)), trial, dataset)
     if len(df) == 0:
         raise ValueError(f"{where}: the table has no rows")
-    stripped = {}
-    for col, role in ((question, "question id"), (model, "model"), (dataset, "dataset")):
-        if col is not None and col in df.columns:
-            values = df[col].astype(object)
-            odd = values.map(lambda v: isinstance(v, (list, tuple, dict, set, bool, np.bool_, bytes))).to_numpy(bool)
-            if odd.any():
-                i = int(np.flatnonzero(odd)[0])
-                v = values.iloc[i]
-                raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) is {type(v).__name__} {v!r}; "
-                                 f"a {role} must be text or a number")
-            values = values.map(lambda v: v.strip() if isinstance(v, str) else v)  # 'q1 ' is question 'q1'
-            stripped[col] = values
-            empty = df[col].isna().to_numpy() | (values.map(lambda v: str(v).strip()) == "").to_numpy()
-            if empty.any():
-                raise ValueError(f"{where}: {rows_of(int(np.flatnonzero(empty)[0]))}: column {col!r} ({role}) is empty")
-            ctrl = values.map(lambda v: control_char(v) is not None).to_numpy(dtype=bool)
-            if ctrl.any():
-                i = int(np.flatnonzero(ctrl)[0])
-                v = values.iloc[i]
-                ch = control_char(v)
-                raise ValueError(f"{where}: {rows_of(i)}: column {col!r} ({role}) {v!r} contains the control "
-                                 f"character {ch!r} at position {v.index(ch)}; names and ids must be printable text")
+    q = _labels(df[question], question, "question id", where, rows_of)
+    m_codes, m_names = _labels(df[model], model, "model", where, rows_of).texts() if model is not None else (
+        None, [default_model])
     use_trial = trial is not None and trial in df.columns
     use_dataset = dataset is not None and dataset in df.columns
-    keys = pd.DataFrame({
-        "dataset": stripped[dataset].astype(str).to_numpy() if use_dataset else default_dataset,
-        "model": stripped[model].astype(str).to_numpy() if model is not None else default_model,
-        "question": stripped[question].to_numpy(),
-    })
+    ds_codes, ds_names = _labels(df[dataset], dataset, "dataset", where, rows_of).texts() if use_dataset else (
+        None, [default_dataset])
+    n_m = len(m_names)  # a run's code: dataset * n_m + model
+    codes = m_codes if len(ds_names) == 1 else ds_codes if n_m == 1 else ds_codes.astype(np.int64) * n_m + m_codes
+    del m_codes, ds_codes
+    pairs, keys = pd.factorize(np.zeros(1, np.int64) if codes is None else codes, sort=False)
+    del codes
+    rows_of_run = np.split(np.argsort(pairs, kind="stable"), np.cumsum(np.bincount(pairs))[:-1]) if len(keys) > 1 \
+        else [np.arange(len(df))]  # each run's rows, in table order
+    del pairs
+    # the runs in the order pandas' groupby of the (dataset, model) texts gives them: an order of their first
+    # appearances (the pairs' own, or the datasets' then the models', by pandas version), so the runs' first
+    # appearances, in order, give it
+    groups = pd.DataFrame({"dataset": keys // n_m, "model": keys % n_m}).groupby(["dataset", "model"], sort=False)
+    cells = df[score] if isinstance(df[score].dtype, pd.StringDtype) else df[score].to_numpy()
+    numbers, not_numbers = _numbers(cells)  # the score cells read once; each run checks and codes its own
+    cell = cells.iloc.__getitem__ if isinstance(cells, pd.Series) else cells.__getitem__
+    trials = df[trial].to_numpy(dtype=float) if use_trial and pd.api.types.is_numeric_dtype(df[trial]) else None
     runs = []
-    for (ds, mdl), rows in keys.groupby(["dataset", "model"], sort=False).indices.items():  # positions
-        sub = keys.iloc[rows]
+    for (d, m), (k,) in groups.indices.items():
+        ds, mdl, rows = str(ds_names[d]), str(m_names[m]), rows_of_run[k]
         at = f"{where} (dataset {ds!r}, model {mdl!r})"
-        qcodes, qids = pd.factorize(sub["question"], sort=False)
+        qcodes, qids = q.factorize(rows)
         texts = pd.Index(qids).astype(str)
         if texts.has_duplicates:  # 1 and '1': two values, one id once written down
             a, b = np.flatnonzero(texts == texts[texts.duplicated()][0])[:2]
@@ -228,7 +338,8 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
             raise ValueError(f"{at}: {rows_of.two(ra, rb)}: column {question!r} holds {_plain(qids[a])!r} and "
                              f"{_plain(qids[b])!r}, two values that read as one question id; write each id one way")
         if use_trial:
-            t = pd.to_numeric(df[trial].iloc[rows], errors="coerce").to_numpy(dtype=float)
+            t = trials[rows] if trials is not None else pd.to_numeric(df[trial].iloc[rows],
+                                                                      errors="coerce").to_numpy(dtype=float)
             bad = np.isnan(t) | (t < 0) | (t != np.round(t)) | (t > 2.0 ** 53)
             if bad.any():
                 i = int(rows[np.flatnonzero(bad)[0]])
@@ -238,19 +349,20 @@ def _from_long(table: Any, rows_of: _Rows, *, model: str | None = "model", quest
         else:
             tcodes = pd.Series(qcodes).groupby(qcodes).cumcount().to_numpy()
         flat = qcodes.astype(np.int64) * (int(tcodes.max()) + 1) + tcodes
-        dup = pd.Series(flat).duplicated(keep=False).to_numpy()
-        if dup.any():
+        seen = np.bincount(flat)  # no larger than the matrix below
+        if seen.max() > 1:
+            dup = seen[flat] > 1
             first = np.flatnonzero(dup)[0]
             second = np.flatnonzero(dup & (flat == flat[first]))[1]
             raise ValueError(f"{at}: {rows_of.two(int(rows[first]), int(rows[second]))} are the same question "
-                             f"{_plain(sub['question'].iloc[first])!r} and trial; each trial must appear once")
-        cats, weights, scale = _scores(df[score].iloc[rows].to_numpy(), where,
-                                       f"column {score!r}" + (f" (model {mdl!r})" if model is not None else ""),
-                                       lambda k: f"{rows_of(int(rows[k]))}: column {score!r}", score_range)
+                             f"{_plain(q.at(int(rows[first])))!r} and trial; each trial must appear once")
+        cats, weights, scale = _coded(numbers[rows], None if not_numbers is None else not_numbers[rows],
+                                      lambda k: cell(int(rows[k])), where,
+                                      f"column {score!r}" + (f" (model {mdl!r})" if model is not None else ""),
+                                      lambda k: f"{rows_of(int(rows[k]))}: column {score!r}", score_range)
         matrix = np.full((len(qids), int(tcodes.max()) + 1), np.nan)
         matrix[qcodes, tcodes] = cats
-        ids = [_plain(v) for v in qids]
-        runs.append(Run(ds, mdl, ids, matrix, weights=weights, meta={"source": where}, scale=scale))
+        runs.append(Run(ds, mdl, list(qids), matrix, weights=weights, meta={"source": where}, scale=scale))
     return OutcomeSet(runs)
 
 
@@ -280,14 +392,85 @@ def _first_bad_byte(path: Path) -> tuple[int, str]:
     return 1, "undecodable"  # pragma: no cover - only called after a decode error
 
 
-def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], empty_tail_counts: Callable):
-    """Check a CSV/TSV file's shape with the csv module before pandas reads it (pandas pads a short row
-    with empty cells and takes an extra cell for an index, silently).
+_BLOCK = 1 << 25  # bytes of a CSV file that _scan_plain reads at a time
+_TEXT = np.ones(256, dtype=bool)  # bytes that are text, not white space (str.strip's ASCII white space)
+_TEXT[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = False
+_TEXT[128:] = False  # part of a character that may be white space (U+00A0, U+2003): such lines are decoded
 
-    Returns ``(header, starts, truncation)``: ``starts[i]`` is the first line of data record ``i``
-    (blank lines skipped, as pandas skips them) and ``truncation`` is ``(line, reason)`` when the
-    file ends inside its last record, else None.  Other shape errors raise.
-    """
+
+def _scan_plain(path: Path, sep: str) -> tuple[list | None, np.ndarray, tuple | None, list | None] | None:
+    """:func:`_scan_rows` with numpy, for a file in which every line is one record: no quote character (a quoted
+    cell may hold a separator or a line break), no NUL, no carriage return but in CRLF, valid UTF-8 and no line
+    longer than the csv module's field limit.  A line's cells are its separators + 1; a line of one cell is blank
+    when it strips to nothing (empty lines are skipped, as pandas skips them).  None when the file is not of that
+    kind (or cannot be opened): :func:`_scan_rows` then reads it and names what is wrong."""
+    limit, code = csv.field_size_limit(), ord(sep)
+    header, last, seen = None, None, 0  # seen: lines before the block
+    starts, cells = [], []
+    try:
+        fh = path.open("rb")
+    except OSError:
+        return None
+    with fh:
+        rest = fh.read(3)
+        rest = b"" if rest == b"\xef\xbb\xbf" else rest  # utf-8-sig: a byte order mark is not text
+        while True:
+            more = fh.read(_BLOCK)
+            block = rest + more
+            if more:  # whole lines only; the tail goes with the next block
+                cut = block.rfind(b"\n") + 1
+                block, rest = block[:cut], block[cut:]
+                if not block:
+                    continue
+            elif not block:
+                break
+            if b'"' in block or b"\0" in block or (b"\r" in block and block.count(b"\r") != block.count(b"\r\n")):
+                return None
+            try:
+                block.isascii() or block.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            a = np.frombuffer(block, dtype=np.uint8)
+            ends = np.flatnonzero(a == 10)
+            if not more and (ends.size == 0 or ends[-1] != a.size - 1):  # the last line, without a newline
+                ends = np.append(ends, a.size)
+            begins = np.concatenate(([0], ends[:-1] + 1))
+            if int((ends - begins).max()) > limit:
+                return None
+            n = np.add.reduceat(a == code, begins, dtype=np.int64) + 1  # cells per line: separators + 1
+            kept = n > 1
+            if not kept.all():  # a line of one cell is blank when it holds nothing but white space
+                one = np.flatnonzero(~kept)
+                kept[one] = np.add.reduceat(_TEXT[a], begins, dtype=np.int64)[one] > 0
+                wide = one[np.add.reduceat(a >= 128, begins, dtype=np.int64)[one] > 0]
+                kept[wide] = [bool(block[begins[k]:ends[k]].decode("utf-8").strip()) for k in wide]
+            lines = np.flatnonzero(kept)
+            if header is None and lines.size:
+                k, lines = lines[0], lines[1:]
+                header = [h.strip() for h in _line(block, begins[k], ends[k]).split(sep)]
+            if lines.size:
+                starts.append(seen + 1 + lines)
+                cells.append(n[lines])
+                last = _line(block, begins[lines[-1]], ends[lines[-1]]).split(sep)
+            seen += begins.size
+            if not more:
+                break
+    starts = np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)
+    cells = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
+    other = np.flatnonzero(cells != len(header)) if header is not None else []
+    bad = (int(starts[other[0]]), int(cells[other[0]]), int(other[0])) if len(other) else None
+    return header, starts, bad, last
+
+
+def _line(block: bytes, begin: int, end: int) -> str:
+    """The text of a line of ``block`` without its line end (``end``: the position of its newline)."""
+    text = block[begin:end].decode("utf-8")
+    return text[:-1] if text.endswith("\r") else text
+
+
+def _scan_rows(path: Path, sep: str, where: str) -> tuple[list | None, list, tuple | None, list | None]:
+    """:func:`_scan_csv`'s reading, row by row with the csv module: (header, record lines, first record of another
+    width as (line, cells, index), last record's cells)."""
     try:
         fh = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -314,6 +497,22 @@ def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], em
             raise ValueError(f"{where}: line {line}: not UTF-8 text ({reason}); save the file as UTF-8") from None
         except csv.Error as exc:
             raise ValueError(f"{where}: line {reader.line_num}: not a readable row ({exc})") from None
+    return header, starts, bad, last
+
+
+def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], empty_tail_counts: Callable):
+    """Check a CSV/TSV file's shape with the csv module before pandas reads it (pandas pads a short row
+    with empty cells and takes an extra cell for an index, silently).
+
+    Returns ``(header, starts, truncation)``: ``starts[i]`` is the first line of data record ``i``
+    (blank lines skipped, as pandas skips them) and ``truncation`` is ``(line, reason)`` when the
+    file ends inside its last record, else None.  Other shape errors raise.
+    """
+    shape = _scan_plain(path, sep)
+    if shape is not None:
+        header, starts, bad, last = shape
+    else:
+        header, starts, bad, last = _scan_rows(path, sep, where)
     if header is None:
         raise ValueError(f"{where}: the file is empty (expected a header line and one row per record)")
     unique_header(header, where, among=key_columns)
@@ -326,7 +525,8 @@ def _scan_csv(path: Path, sep: str, where: str, key_columns: tuple[str, ...], em
             raise ValueError(f"{where}: line {line}: has {cells} cells, the header has {len(header)} "
                              f"({', '.join(header)}); every row needs one cell per column")
     elif last is not None and not last[-1].strip() and empty_tail_counts(header[-1]) and not _ends_with_newline(path):
-        truncation = (starts[-1], f"its last cell ({header[-1]!r}) is empty and the file does not end with a newline")
+        truncation = (int(starts[-1]),
+                      f"its last cell ({header[-1]!r}) is empty and the file does not end with a newline")
     return header, starts, truncation
 
 
@@ -355,7 +555,7 @@ def _read_csv(path: Path, sep: str, where: str, *, allow_truncated: bool, key_co
         if not drop_last:
             return pd.read_csv(path, sep=sep, encoding="utf-8-sig", **options)
         with path.open(encoding="utf-8-sig", newline="") as fh:
-            text = "".join(itertools.islice(fh, starts[-1] - 1))
+            text = "".join(itertools.islice(fh, int(starts[-1]) - 1))
         return pd.read_csv(io.StringIO(text, newline=""), sep=sep, **options)
 
     drop = False
@@ -368,7 +568,7 @@ def _read_csv(path: Path, sep: str, where: str, *, allow_truncated: bool, key_co
     except (ValueError, pd.errors.ParserError) as exc:
         text = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
         if "EOF inside string" in text and not drop and starts:
-            notes.append(_truncated(where, starts[-1], "the file ends inside a quoted cell", allow_truncated))
+            notes.append(_truncated(where, int(starts[-1]), "the file ends inside a quoted cell", allow_truncated))
             drop = True
             df = parse(True)
         else:
@@ -603,6 +803,8 @@ def read_model_columns(path: str | Path, *, dataset: str = UNNAMED_DATASET, ques
     column.  Every other column is a model.  Empty cells are missing trials.  The result says what it
     found (models, questions, trials) in ``OutcomeSet.warnings``, so a misread layout shows.
     """
+    import pandas as pd
+
     path = Path(path)
     _check_path(path, "a CSV file")
     where = str(path)
@@ -646,10 +848,9 @@ def read_model_columns(path: str | Path, *, dataset: str = UNNAMED_DATASET, ques
     models = [c for c in df.columns if c not in (qcol, run)]
     if not models:
         raise ValueError(f"{path}: no model columns besides {qcol!r}")
-    order = list(dict.fromkeys(qs))
-    qpos = {q: i for i, q in enumerate(order)}
-    rpos = {r: j for j, r in enumerate(sorted(set(runs)))}
-    M, N = len(order), len(rpos)
+    qcodes, order = pd.factorize(np.asarray(qs, dtype=object), sort=False)  # questions in order of first appearance
+    rcodes, rvalues = pd.factorize(np.asarray(runs, dtype=object), sort=True)  # runs in increasing order
+    M, N = len(order), len(rvalues)
     out_runs = []
     for m in models:
         name = str(m)
@@ -658,8 +859,7 @@ def read_model_columns(path: str | Path, *, dataset: str = UNNAMED_DATASET, ques
         cats, weights, scale = _scores(df[m].to_numpy(dtype=object), where, f"column {name!r}",
                                        lambda k, name=name: f"{rows_of(k)}: column {name!r}", score_range)
         matrix = np.full((M, N), np.nan)
-        for k, (q, r) in enumerate(zip(qs, runs)):
-            matrix[qpos[q], rpos[r]] = cats[k]
+        matrix[qcodes, rcodes] = cats  # each (question, run) once: checked above
         keep = ~np.isnan(matrix).all(axis=1)
         if not keep.any():
             continue
