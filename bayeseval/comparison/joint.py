@@ -45,8 +45,8 @@ from ..metrics.engine import bernstein_eval, moments_rows
 from ..posterior import EXACT_GROUP, Posterior
 from ..posterior.bootstrap import DP_CONCENTRATION, dp_draws, dp_moments, studentize, studentized_factor
 
-__all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap", "base_measure",
-           "DP_CONCENTRATION"]
+__all__ = ["Side", "population_moments", "population_draws", "bayesian_bootstrap", "dp_bootstrap",
+           "dp_posterior_moments", "base_measure", "score_codes", "distinct_rows", "DP_CONCENTRATION"]
 
 
 class Side:
@@ -176,7 +176,7 @@ def bayesian_bootstrap(X: np.ndarray, n: int, rng: np.random.Generator) -> tuple
     X = np.asarray(X, dtype=np.float64)
     X2 = X[:, None] if X.ndim == 1 else X
     M = X2.shape[0]
-    rows, freq = np.unique(X2, axis=0, return_counts=True)
+    rows, freq = distinct_rows(X2)
     mean = X2.mean(axis=0)
     sd = np.sqrt(((X2 - mean) ** 2).sum(axis=0) / (M * (M + 1)))
     out = np.empty((n, X2.shape[1]))
@@ -188,13 +188,67 @@ def bayesian_bootstrap(X: np.ndarray, n: int, rng: np.random.Generator) -> tuple
     return mean, sd, out
 
 
+BINCOUNT_ROWS = 4  # distinct rows are counted with one bincount while the code space is at most this many times M
+
+
+def score_codes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``x``, sorted, and each entry's index among them: integer codes that sort as the values.
+
+    >>> score_codes(np.array([0.5, 0.0, 0.5, 1.0]))
+    (array([0. , 0.5, 1. ]), array([1, 0, 1, 2]))
+    """
+    vals, code = np.unique(np.asarray(x, dtype=np.float64), return_inverse=True)
+    return vals, code.ravel().astype(np.int64)
+
+
+def distinct_rows(X: np.ndarray, codes=None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``X`` (M x K) in lexicographic order and how many rows each stands for: what
+    ``np.unique(X, axis=0, return_counts=True)`` returns, found on integer codes.
+
+    Each column's values become their ranks among its distinct values (:func:`score_codes`; ``codes`` gives them
+    when the caller has them, one ``(values, codes)`` per column), and a row becomes one integer, its codes in mixed
+    radix, so that the integers sort as the rows do: one sort of M integers (one ``bincount`` where the radix space
+    is at most ``BINCOUNT_ROWS x M``) instead of a sort of M records of K floats: 5,000 x 2 rows of avg from 8
+    trials in 0.3 ms (0.02 ms given the codes) against 5.8 ms.
+
+    >>> X = np.array([[1.0, 0.5], [0.0, 1.0], [1.0, 0.5], [0.0, 0.0]])
+    >>> rows, freq = distinct_rows(X)
+    >>> rows.tolist(), freq.tolist()
+    ([[0.0, 0.0], [0.0, 1.0], [1.0, 0.5]], [1, 1, 2])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    X = X[:, None] if X.ndim == 1 else X
+    M, K = X.shape
+    codes = [score_codes(X[:, m]) for m in range(K)] if codes is None else codes
+    key, space, radix = np.zeros(M, dtype=np.int64), 1, []
+    for vals, code in codes:
+        if space * vals.size >= 2**62:  # the mixed radix would overflow: renumber the distinct rows so far
+            seen, key = np.unique(key, return_inverse=True)
+            key, space, radix = key.ravel().astype(np.int64), seen.size, None
+        key = key * vals.size + code
+        space *= vals.size
+        if radix is not None:
+            radix.append(vals.size)
+    if radix is not None and space <= BINCOUNT_ROWS * max(M, 1024):
+        freq = np.bincount(key, minlength=space)
+        present = np.flatnonzero(freq)
+        rows, rest = np.empty((present.size, K)), present
+        for m in range(K - 1, -1, -1):  # the codes back from the mixed radix, last column first
+            rest, code = np.divmod(rest, radix[m])
+            rows[:, m] = codes[m][0][code]
+        return rows, freq[present]
+    _, first, freq = np.unique(key, return_index=True, return_counts=True)
+    return X[first], freq
+
+
 def base_measure(post: Posterior) -> tuple[float, float]:
     """Beta parameters of the DP base measure: the user's Beta prior, else the uniform Beta(1, 1)."""
     return post.base_measure()
 
 
 def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int, rng: np.random.Generator,
-                 alpha: float = DP_CONCENTRATION, studentized: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 alpha: float = DP_CONCENTRATION, studentized: bool = True,
+                 codes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Dirichlet-process posterior over questions for the column means of ``X`` (M x K models).
 
     Rubin's Bayesian bootstrap puts weight only on the observed questions, so
@@ -215,19 +269,16 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     shared by all models: multivariate t with M - 1 degrees of freedom), the draws clipped to the payoff
     range; the covariance is multiplied by ``(M + 1) / (M - 3)``, or for M <= 3 (no finite t variance) is that
     of the clipped draws.  ``studentized=False`` leaves both as the Dirichlet process gives them.
+    The distinct rows of ``X`` are found on integer codes (:func:`distinct_rows`; ``codes``, one ``(values, codes)``
+    per column of :func:`score_codes`, when the caller has them).
     Returns ``(mean (K,), cov (K, K), draws (n, K))``.
     """
     X = np.asarray(X, dtype=np.float64)
     X = X[:, None] if X.ndim == 1 else X
     K = X.shape[1]
-    a0, b0 = base
-    pm_, pv_, _ = moments_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([a0]), np.array([b0]), c[:, None])
-    mu, nu = float(pm_[0, 0]), float(pv_[0, 0] + pm_[0, 0] ** 2)
-    EYY = np.full((K, K), mu * mu)
-    EYY[np.diag_indices(K)] = nu
-    rows, freq = np.unique(X, axis=0, return_counts=True)
-    mean, cov = dp_moments(rows, freq, np.full(K, mu), EYY, alpha)
-    Y = bernstein_eval(c, rng.beta(a0, b0, size=(n, K)))
+    rows, freq = distinct_rows(X, codes)
+    mean, cov = _dp_mean_cov(rows, freq, c, base, alpha)
+    Y = bernstein_eval(c, rng.beta(base[0], base[1], size=(n, K)))
     out = dp_draws(rows, freq, Y, rng, alpha)
     if not studentized:
         return mean, cov, out
@@ -236,3 +287,45 @@ def dp_bootstrap(X: np.ndarray, c: np.ndarray, base: tuple[float, float], n: int
     factor = studentized_factor(M)
     cov = cov * factor if factor is not None else np.atleast_2d(np.cov(out, rowvar=False))
     return mean, cov, out
+
+
+def _dp_mean_cov(rows: np.ndarray, freq: np.ndarray, c: np.ndarray, base: tuple[float, float],
+                 alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~bayeseval.posterior.bootstrap.dp_moments` with the pseudo-question ``Y_m = g(q_m)``, ``q_m ~
+    Beta(base)`` independently for every model (see :func:`dp_bootstrap`)."""
+    K = rows.shape[1]
+    mu, nu = _pseudo_question(np.asarray(c, dtype=np.float64).tobytes(), float(base[0]), float(base[1]))
+    EYY = np.full((K, K), mu * mu)
+    EYY[np.diag_indices(K)] = nu
+    return dp_moments(rows, freq, np.full(K, mu), EYY, alpha)
+
+
+@functools.lru_cache(maxsize=64)
+def _pseudo_question(c: bytes, a0: float, b0: float) -> tuple[float, float]:
+    """``E[g(q)]`` and ``E[g(q)^2]``, ``q ~ Beta(a0, b0)``, for the payoff coefficients ``c`` (as bytes: one
+    computation per metric and prior, however many pairs ask)."""
+    cv = np.frombuffer(c, dtype=np.float64)
+    pm_, pv_, _ = moments_rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([a0]), np.array([b0]),
+                               cv[:, None])
+    return float(pm_[0, 0]), float(pv_[0, 0] + pm_[0, 0] ** 2)
+
+
+def dp_posterior_moments(X: np.ndarray, c: np.ndarray, base: tuple[float, float], alpha: float = DP_CONCENTRATION,
+                         studentized: bool = True, codes=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The mean ``(K,)`` and covariance ``(K, K)`` that :func:`dp_bootstrap` returns, without its draws (the same
+    numbers, to the last bit); the covariance is None where :func:`dp_bootstrap` takes it from its draws
+    (studentized, ``M <= 3``).  ``codes`` as in :func:`distinct_rows`.
+
+    >>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 0.0], [0.5, 0.5]])
+    >>> mean, cov = dp_posterior_moments(X, np.array([0.0, 1.0]), (1.0, 1.0))
+    >>> ref = dp_bootstrap(X, np.array([0.0, 1.0]), (1.0, 1.0), 100, np.random.default_rng(0))
+    >>> bool(np.array_equal(mean, ref[0]) and np.array_equal(cov, ref[1]))
+    True
+    """
+    X = np.asarray(X, dtype=np.float64)
+    X = X[:, None] if X.ndim == 1 else X
+    mean, cov = _dp_mean_cov(*distinct_rows(X, codes), c, base, alpha)
+    if not studentized:
+        return mean, cov
+    factor = studentized_factor(X.shape[0])
+    return mean, (cov * factor if factor is not None else None)

@@ -5,10 +5,18 @@ expected ranks come from one joint posterior draw of all models' scores: in the 
 the Dirichlet-process posterior over questions with weights shared by every model (so question
 difficulty is shared; :func:`~bayeseval.comparison.joint.dp_bootstrap`), in the benchmark scope
 the models' independent posteriors.  Pairwise decisions run only for the pairs asked: models
-adjacent in the ranking by default (``K - 1`` pairs, so the cost grows linearly in ``K``), every
-pair with ``pairs="all"``, or a list of pairs; each pair's Bayesian difference and p-value are
-exactly those of :func:`~bayeseval.compare` with the pair's seed, and the p-values are adjusted
-over the pairs tested (Holm; Benjamini-Hochberg) by :func:`~bayeseval.comparison.paired_tests.adjust`.
+adjacent in the ranking by default (``K - 1`` pairs), every pair with ``pairs="all"``, or a list of
+pairs.  Each pair's posterior is the one :func:`~bayeseval.compare` gives it: its difference ``A - B``
+(the posterior mean) and its p-value are exactly compare's with the pair's seed, while its interval and
+``P(A > B)`` are read from the joint draws above (the models' own, before ``shrink`` pools them) wherever the
+pair's posterior is the one they were drawn from, so they agree with compare's within Monte-Carlo error and
+with the rank probabilities draw for draw; where the ranking draws another posterior than the pair's (some
+models without an unbiased per-question score, or in the benchmark scope only some with one trial), one joint
+draw of the pair's posterior serves those pairs.  A pair then costs its test and a difference of two columns
+of draws, not new draws: 1,225 pairs of 50 models on 500 questions x 8 trials took 2.5 s, not 12.3, and 190
+pairs of pass@4 from one trial (k > n) 13 s, not about 155 (``benchmarks/results_bench_rank_pairs.md``).  The
+p-values are adjusted over the pairs tested (Holm; Benjamini-Hochberg) by
+:func:`~bayeseval.comparison.paired_tests.adjust`.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(3)
@@ -35,7 +43,8 @@ from .._text import html_table, pct, text_table
 from ..posterior import METHODS, SCOPES, build
 from ..scores import any_scores, label_threshold, same_range, thresholded
 from ..results import DEFAULT_DRAWS, DEFAULT_SCOPE, DEFAULT_SEED, POSTERIOR_INTERVAL, summarise
-from .joint import Side, base_measure, dp_bootstrap, population_draws
+from .joint import (Side, base_measure, dp_bootstrap, dp_posterior_moments, population_draws, population_moments,
+                    score_codes)
 from .paired import (align, as_counts, binary_weights, check_comparable, decide, differing_questions, p_better,
                      delta_interval, paired_difference, question_scores, too_few_to_decide)
 from .paired_tests import DEFAULT_RESAMPLES, adjust, paired_bootstrap, sign_flip_test, snap_ties
@@ -191,6 +200,84 @@ def _pair_list(pairs: Any, names: list, ranked: list) -> tuple[list[tuple[int, i
     return out, "custom"
 
 
+class _PairDraws:
+    """Each pair's posterior difference ``(mean, sd, draws)`` in the posterior that
+    :func:`~bayeseval.comparison.paired.paired_difference` gives the pair, its draws read from draws of all the
+    models made once.
+
+    The mean and sd are the pair's closed forms, the same numbers as ``paired_difference``'s.  The draws are the
+    columns of ``joint`` (the rank probabilities' draws, before any pooling) where the pair's posterior is the one
+    they were drawn from: the Dirichlet-process posterior over questions of all models' per-question scores (its
+    marginal for two models is the pair's own: the same weights over questions, an independent pseudo-question per
+    model, one studentizing scale per draw), the Bayesian bootstrap of each model's per-question posterior (finer
+    groups of questions, so fewer drawn as their normal limit), or the models' independent posteriors.  Where the
+    ranking draws another posterior than the pair's (some models have no unbiased per-question score, or in the
+    benchmark scope only some have one trial), one Dirichlet-process draw of the models that have the pair's
+    posterior serves those pairs.  A pair costs a difference of two columns, not ``draws x M`` new weights.
+    """
+
+    def __init__(self, names, posts, X, codes, trials, scope, joint_law, joint, sides, draws, rng):
+        self.names, self.posts, self.X, self.codes, self.trials = names, posts, X, codes, trials
+        self.scope, self.joint_law, self.joint, self.sides, self.draws, self.rng = (scope, joint_law, joint, sides,
+                                                                                     draws, rng)
+        first = posts[names[0]]
+        self.c, self.base = first.C[:, 0], base_measure(first)
+        # the joint draws use the first model's payoff and prior pseudo-question, a pair its first model's
+        self.same_base = all(np.array_equal(posts[k].C[:, 0], self.c) and base_measure(posts[k]) == self.base
+                             for k in names[1:])
+        self._dp, self._benchmark = {}, {}
+
+    def law(self, i: int, j: int) -> str:
+        """The posterior ``paired_difference`` takes for models ``i`` and ``j``."""
+        if self.X[i] is None or self.X[j] is None:
+            return "questions" if self.scope == "population" else "benchmark"
+        if self.scope == "population":
+            return "dp"
+        return "dp one trial" if self.trials[i] == 1 and self.trials[j] == 1 else "benchmark"
+
+    def _dp_draws(self, law: str) -> tuple[np.ndarray, dict]:
+        """Draws of the models a Dirichlet-process pair can involve, and each model's column in them."""
+        if law == self.joint_law:
+            return self.joint, {m: m for m in range(len(self.names))}
+        if law not in self._dp:
+            cols = [m for m, x in enumerate(self.X) if x is not None and (law == "dp" or self.trials[m] == 1)]
+            _, _, x = dp_bootstrap(np.column_stack([self.X[m] for m in cols]), self.c, self.base, self.draws,
+                                   self.rng, studentized=law == "dp", codes=[self.codes[m] for m in cols])
+            self._dp[law] = (x, {m: col for col, m in enumerate(cols)})
+        return self._dp[law]
+
+    def _moments(self, m: int) -> tuple[float, float]:
+        if m not in self._benchmark:
+            self._benchmark[m] = self.posts[self.names[m]].moments("benchmark")
+        return self._benchmark[m]
+
+    def difference(self, i: int, j: int, method: str, level: float, rng: np.random.Generator):
+        """``(mean, sd, draws)`` of ``theta_i - theta_j``; ``rng`` (the pair's) is drawn from only where the pair's
+        posterior is drawn on its own: the models' payoffs or prior pseudo-questions differ."""
+        law = self.law(i, j)
+        if law.startswith("dp"):
+            pa, pb = self.posts[self.names[i]], self.posts[self.names[j]]
+            if not self.same_base:
+                delta, dx, _ = paired_difference(pa, pb, scope=self.scope, method=method, level=level,
+                                                 draws=self.draws, rng=rng, xa=self.X[i], xb=self.X[j])
+                return delta.mean, delta.sd, dx
+            m_, cov = dp_posterior_moments(np.column_stack([self.X[i], self.X[j]]), self.c, self.base,
+                                           studentized=law == "dp", codes=(self.codes[i], self.codes[j]))
+            x, col = self._dp_draws(law)
+            dx = x[:, col[i]] - x[:, col[j]]
+            # M <= 3 questions (no finite t variance): the sd of the clipped draws, as dp_bootstrap takes it
+            sd = (math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0)) if cov is not None
+                  else float(np.std(dx, ddof=1)))
+            return float(m_[0] - m_[1]), sd, dx
+        dx = self.joint[:, i] - self.joint[:, j]
+        if law == "questions":
+            mean, sd = population_moments([self.sides[i], self.sides[j]], [1.0, -1.0])
+        else:
+            (ma, sa), (mb, sb) = self._moments(i), self._moments(j)
+            mean, sd = ma - mb, math.hypot(sa, sb)
+        return float(mean), float(sd), dx
+
+
 def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE, interval: str = POSTERIOR_INTERVAL,
                 level: float = 0.95, seed: int | None = None, prior: Any = None, alpha0: Any = None,
                 beta0: Any = None, test: str = "permutation", pairs: Any = "adjacent", draws: int = DEFAULT_DRAWS,
@@ -225,7 +312,10 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
 
     Notes
     -----
-    Tied draws are split at random (equally in expectation) for rank probabilities.
+    Tied draws are split at random (equally in expectation) for rank probabilities.  A pair's ``delta`` and
+    p-value are :func:`~bayeseval.compare`'s with the pair's seed; its interval and ``P(A > B)`` come from the
+    joint draws behind the rank probabilities (the pair's posterior, drawn once for all pairs: module docstring),
+    within Monte-Carlo error of compare's.
     """
     if "labels" in metric_params:  # compare's argument; read here it would be taken for a parameter of the metric
         raise V.InputTypeError("compare_all names the models by the keys of models (a dict name -> outcomes), not "
@@ -280,20 +370,27 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     rng = np.random.default_rng(seed)
     r_joint, r_pairs = rng.spawn(2)
     X = [question_scores(posts[k]) for k in names]
+    codes = [None if x is None else score_codes(x) for x in X]  # each model's scores as integer codes, once
+    trials = [int(counts[k].n.max()) for k in names]
+    c0, base0 = posts[names[0]].C[:, 0], base_measure(posts[names[0]])
     if scope == "population" and all(x is not None for x in X):
-        _, _, joint = dp_bootstrap(np.column_stack(X), posts[names[0]].C[:, 0], base_measure(posts[names[0]]), draws,
-                                   r_joint)
+        joint_law = "dp"
+        _, _, joint = dp_bootstrap(np.column_stack(X), c0, base0, draws, r_joint, codes=codes)
     elif scope == "population":
+        joint_law = "questions"
         joint = population_draws(sides, draws, r_joint)
-    elif all(x is not None for x in X) and all(int(c.n.max()) == 1 for c in counts.values()):
+    elif all(x is not None for x in X) and all(n == 1 for n in trials):
         # one trial per question: the paired posterior that compare and the pairs below use (its spread matches
         # the bound on the benchmark error of a difference); independent draws gave P(best) 0.971 where the pair's
         # P(A > B) was 0.990
-        _, _, joint = dp_bootstrap(np.column_stack(X), posts[names[0]].C[:, 0], base_measure(posts[names[0]]), draws,
-                                   r_joint, studentized=False)
+        joint_law = "dp one trial"
+        _, _, joint = dp_bootstrap(np.column_stack(X), c0, base0, draws, r_joint, studentized=False, codes=codes)
     else:
-        joint = np.column_stack([posts[k].draws("benchmark", draws, r) for k, r in zip(names, r_joint.spawn(len(names)))])
+        joint_law = "benchmark"
+        joint = np.column_stack([posts[k].draws("benchmark", draws, r)
+                                 for k, r in zip(names, r_joint.spawn(len(names)))])
     K = len(names)
+    own_joint = joint  # each model's own posterior, before any pooling: the pairs' differences read it
     tau = None
     if shrink:
         joint, tau = pooled_draws(joint, posts[names[0]].range, rng.spawn(1)[0])
@@ -311,21 +408,21 @@ def compare_all(models: Any, *, metric: Any = "avg", scope: str = DEFAULT_SCOPE,
     # depend on which other pairs are tested
     seeds = [int(r_pairs.integers(2**31)) for _ in range(K * (K - 1) // 2)]
     wanted, pair_set = _pair_list(pairs, names, ranked)
+    pair_draws = _PairDraws(names, posts, X, codes, trials, scope, joint_law, own_joint, sides, draws,
+                            r_pairs.spawn(1)[0])
     out = []
     for i, j in wanted:
         lo_i, hi_j = min(i, j), max(i, j)
         pair_seed = seeds[lo_i * K - lo_i * (lo_i + 1) // 2 + (hi_j - lo_i - 1)]
         a, b = names[lo_i], names[hi_j]
         rb, r_boot, r_perm = np.random.default_rng(pair_seed).spawn(3)
-        delta, dx, _ = paired_difference(posts[a], posts[b], scope=scope, method=method, level=level, draws=draws,
-                                         rng=rb, xa=X[lo_i], xb=X[hi_j])
-        summary, pab = (delta.mean, delta.lo, delta.hi), p_better(dx)
-        own = (delta.mean, pab)  # what the decision reads: the pair's own posterior, pooled or not
+        mean, sd, dx = pair_draws.difference(lo_i, hi_j, method, level, rb)
+        own = (mean, p_better(dx))  # what the decision reads: the pair's own posterior, pooled or not
         if shrink:  # the pooled joint posterior's difference (the pair's test and decision are unchanged)
             dx = joint[:, lo_i] - joint[:, hi_j]
-            mean = float(np.mean(dx))
-            summary = (mean, *delta_interval(dx, mean, float(np.std(dx)), level, method, posts[a].range))
-            pab = p_better(dx)
+            mean, sd = float(np.mean(dx)), float(np.std(dx))
+        summary = (mean, *delta_interval(dx, mean, sd, level, method, posts[a].range))
+        pab = p_better(dx) if shrink else own[1]
         p = p_decide = None
         if X[lo_i] is not None and X[hi_j] is not None:
             d = snap_ties(X[lo_i] - X[hi_j])
