@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -300,14 +301,16 @@ def test_a_trickling_models_route_stops_the_run_in_bounded_time(tmp_path, capsys
     data = write_dataset(tmp_path / "d.jsonl", N=1)     # GET /models: a body byte every 0.05 s, for 6 s
     with OpenAITestServer(models_fault="trickle", trickle=0.05, trickle_for=6) as srv:
         t0 = time.monotonic()
-        with pytest.raises(ValueError, match=r"/v1/models: no complete answer within 0.45s"):
+        # a loaded machine may not send the first byte within the 0.15 s connect-and-first-byte limit: either limit
+        # stops the run in bounded time, which is what this test is about
+        with pytest.raises(ValueError, match=r"/v1/models: no (complete answer within 0\.45s|answer within 0\.15s)"):
             run(data, base_url=srv.base_url, scorer="numeric", out=tmp_path / "out", timeout=0.15, retries=0)
         code = runner_main([str(data), "--base-url", srv.base_url, "--out", str(tmp_path / "out"), "--quiet",
                             "--timeout", "5", "--request-timeout", "0.3"])
         took = time.monotonic() - t0
         assert srv.stats["requests"] == 0
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "/v1/models: no complete answer within 0.3s" in err
+    assert code == 2 and err.count("\n") == 1 and re.search(r"/v1/models: no (complete )?answer within 0\.3s", err)
     assert took < 3
 
 
