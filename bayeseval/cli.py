@@ -1129,10 +1129,11 @@ def cmd_demo(args) -> int:
     ]
     print(text_table(table[0], table[1:], right=list(range(2, len(header)))))
     n = min(int(data.counts(m).n.min()) for m in data.names())
+    same = all(int(data.counts(m).n.max()) == n for m in data.names())  # ragged: pass@n is not "solved at least once"
     print("\nThe intervals are for the latent metric g(p) of each task." + (
         f" For pass@{n} with {n} samples per task,\nthe estimate counts tasks solved at least once in these samples, "
         f"while the latent pass@{n} of a\ntask never solved is small but not zero: the two answer different "
-        "questions." if f"pass@{n}" in _demo_metrics(data) else "")
+        "questions." if same and f"pass@{n}" in _demo_metrics(data) else "")
         + " A value that would\nround to 0.0 is shown with more digits (0.00092), or as <0.00001: it is small, "
           "not zero.\n")
     if comparisons:
@@ -1212,9 +1213,9 @@ def _add_stats(p, *, interval: bool = True) -> None:
                        help="interval method (default auto: exact, widened to exact+binomial where few questions (or "
                             "none) carry a population-scope metric away from the end of its range; exact: posterior "
                             "quantiles; bootstrap-t: the studentized bootstrap over questions, population scope; "
-                            "exact+bootstrap-t: the wider ends of exact and bootstrap-t; exact+binomial / "
-                            "exact+betting: exact with its far end widened to Clopper-Pearson's bound on the summed "
-                            "scores / the betting confidence interval)")
+                            "exact+bootstrap-t: the wider ends of exact and bootstrap-t; exact+binomial: exact widened "
+                            "to Clopper-Pearson's interval on the summed scores (their hull); exact+betting: exact "
+                            "with its far end widened to the betting confidence interval)")
         g.add_argument("--prior", choices=("robust", "hierarchical", "uniform", "jeffreys", "hierarchical-dirichlet", "dirichlet"),
                        help="population model (default: robust for 0/1 outcomes, hierarchical-dirichlet for graded ones)")
     g.add_argument("--seed", type=_nonneg_int, default=None, help="seed for draws and resamples (default fixed)")

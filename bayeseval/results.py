@@ -253,6 +253,8 @@ def widen(post: Posterior, scope: str, level: float, lo: float, hi: float, seed:
     from .intervals import betting_interval, binomial_interval
 
     x = _question_scores(post, scope, bound.split("+")[1])
+    if post.range[0] == post.range[1]:  # a constant payoff (its warning says so): no interval over questions to add
+        return lo, hi
     if bound != "exact+betting":  # Clopper-Pearson's: the hull (its near end too, which needs no draws)
         b_lo, b_hi = binomial_interval(x, post.freq, level, post.range)
         return min(lo, b_lo), max(hi, b_hi)

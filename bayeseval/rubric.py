@@ -435,7 +435,7 @@ class Rubric(Result):
         widened = [s for s, e in self.passing.items() if e.interval in WIDENING_METHODS]
         if widened:
             lines.append(f"passes of {', '.join(widened)}: few items (or none) carry the share away from 0 or 1, so "
-                         "the interval's far end is a confidence bound over items (docs/honesty.md)")
+                         "the interval is widened by a confidence interval over items (docs/honesty.md)")
         if self.agreement:
             lines += ["", "judge agreement (Krippendorff's alpha, bootstrap interval over rated units)"]
             lines.append(text_table(["dimension", "alpha", "interval", "measurement", "units", "judges"],

@@ -181,3 +181,11 @@ def test_ppi_intervals_of_a_share_stay_in_range_and_an_estimate_outside_it_is_na
     assert inside.lo < inside.estimate < 1.0 and not inside.warnings
     scores = ppi_mean([0.9, 1.0, 0.95, 1.0], [0.9, 1.0, 0.9, 1.0], [1.0, 1.0])  # not 0/1: no range is assumed
     assert scores.hi > 1.0
+
+
+def test_ppi_rounding_past_one_is_one_not_outside_the_range():
+    """Humans and judge agreeing on every label with lam = 0.2 gave 1.0000000000000002, 'outside [0, 1]', a se of
+    1e-17 and an interval above 1 (a review found it in 102 of 3,000 random draws)."""
+    r = ppi_mean([1, 1, 1], [1, 1, 1], [1, 1, 1], lam=0.2)
+    assert (r.estimate, r.lo, r.hi, r.se) == (1.0, 1.0, 1.0, 0.0)
+    assert len(r.warnings) == 1 and "standard error is 0" in r.warnings[0]

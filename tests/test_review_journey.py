@@ -183,3 +183,16 @@ def test_the_lm_eval_repeats_message_names_the_cli_option(capsys):
     err = capsys.readouterr().err
     assert "(CLI: --single-trial)" in err and len(err.strip().splitlines()) == 1
     assert main(["report", str(folder), "--single-trial", "--metrics", "avg", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("method", ["exact+binomial", "exact+betting"])
+def test_a_constant_payoff_asked_for_an_interval_over_questions_keeps_its_point(method):
+    """interval='exact+binomial' on a constant payoff failed with 'bounds must be two finite numbers' (an argument
+    the user never passed) and stopped a whole evaluate table."""
+    R = np.array([[0, 1], [1, 1], [0, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = be.estimate(R, [0.5, 0.5, 0.5], interval=method)
+        ev = be.evaluate({"a": R}, [[0.5, 0.5, 0.5], "avg"], interval=method)
+    assert (e.lo, e.hi, e.interval) == (0.5, 0.5, "exact") and "every outcome is worth 0.5" in e.warnings[0]
+    assert len(list(ev)) == 2

@@ -133,10 +133,14 @@ def ppi_mean(y: Any, f: Any, f_unlabeled: Any, *, lam: float | None = None, leve
     clip = (lambda a, b: (max(a, 0.0), min(b, 1.0))) if binary else (lambda a, b: (a, b))
     c_lo, c_hi = clip(float(y.mean()) - z * se_c, float(y.mean()) + z * se_c)
     classical = {"estimate": float(y.mean()), "se": se_c, "lo": c_lo, "hi": c_hi}
+    scale = max(1.0, abs(est))
+    se = 0.0 if se <= 1e-12 * scale else se  # rounding (1e-17 where humans and judge agree on every label) is no spread
     eff = n * se_c**2 / se**2 if se > 0 else None
     warns = [] if se > 0 else [f"the {n} human labels and the judge's residuals on them do not vary, so the "
                                "standard error is 0 and the interval has no width: that is no certainty, only no "
                                "spread seen; label more items"]
+    if binary and -1e-12 * scale <= est <= 1.0 + 1e-12 * scale:  # rounding past an end is the end
+        est = min(max(est, 0.0), 1.0)
     lo, hi = est - z * se, est + z * se
     if binary and not 0.0 <= est <= 1.0:  # PPI's estimate is unbiased, not kept in range: say so, change nothing
         warns.append(f"the prediction-powered estimate {est:.4g} lies outside [0, 1], the range of a share of 0/1 "

@@ -535,8 +535,7 @@ class RobustPosterior(_BinaryPosterior):
 
     def few_carrying(self, scope: str) -> float | None:
         """:meth:`carrying_questions` in the population scope where it is above 0 and below ``FEW_CARRYING`` (the
-        result warns, and the default interval widens its far end to Clopper-Pearson's on the summed scores), else
-        None."""
+        result warns, and the default interval widens to Clopper-Pearson's on the summed scores), else None."""
         if scope != "population" or self.extrapolated:
             return None
         few = self.carrying_questions()  # 0: every question at the end of the range (the pseudo-question sets it)

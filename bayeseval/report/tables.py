@@ -73,9 +73,9 @@ def _split_widened(ests) -> tuple[list, list]:
 
 
 def interval_noun(ests) -> str:
-    """"credible" for posterior intervals (and the exact one with a confidence bound at its far end, whose other end
-    is the posterior's), "confidence" for the bootstrap-t intervals (frequentist ones); rows the default widened
-    are named apart (:func:`widened_rows`)."""
+    """"credible" for posterior intervals (and the exact one widened by a confidence interval over questions, which
+    the posterior's interval is part of), "confidence" for the bootstrap-t intervals (frequentist ones); rows the
+    default widened are named apart (:func:`widened_rows`)."""
     rows, _ = _split_widened(ests)
     return " / ".join(dict.fromkeys("confidence" if e.method in BOOTSTRAP_T_METHODS else "credible" for e in rows))
 

@@ -329,9 +329,10 @@ class MetricsRequest(_Stats):
                                       "questions (or none) carry a population-scope metric away from the end of its "
                                       "range), exact, normal or hdi (posterior), "
                                       "bootstrap-t (the studentized bootstrap over questions; population scope), "
-                                      "exact+bootstrap-t (the wider ends of exact and bootstrap-t), exact+binomial or "
-                                      "exact+betting (exact with its far end widened to Clopper-Pearson's bound on "
-                                      "the summed scores / the betting confidence interval)")
+                                      "exact+bootstrap-t (the wider ends of exact and bootstrap-t), exact+binomial "
+                                      "(exact widened to Clopper-Pearson's interval on the summed scores, their hull) "
+                                      "or exact+betting (exact with its far end widened to the betting confidence "
+                                      "interval)")
 
     @field_validator("interval")
     @classmethod
