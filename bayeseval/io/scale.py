@@ -1163,9 +1163,9 @@ class _ShardPool:
     codes.  A question id gets a code the first time a shard holds it (a shard's distinct ids are looked up in one
     dict), a (run, question) cell a code the first time a shard holds it in the run (so a run's cells come in the
     order of its pooled ids); the shard's counts are added to the running totals by position, its trial summaries
-    checked and added for all its runs at once.  Adding the shards as OutcomeSets instead builds an index of every
-    pooled id, per shard and run (200 shards of 20 models x 50,000 questions: 15 minutes, against 6 s of counting).
-    """
+    checked and added for all its runs at once.  Adding the shards as OutcomeSets instead built an index of every
+    pooled id, per shard and run: 200 shards of 20 models x 50,000 questions x 16 trials, every model in every
+    shard, took 579 s, 8 s now (benchmarks/results_bench_shards_progress.md)."""
 
     def __init__(self):
         self.codes: tuple = ({}, {})  # question id -> code: ids held as numbers, ids held as objects (text)
@@ -1219,7 +1219,7 @@ class _ShardPool:
         if new.size:
             code[new] = np.arange(self.count, self.count + new.size)
             self.count += new.size
-            known.update(zip((keys[i] for i in new.tolist()), code[new].tolist()))
+            known.update(zip(distinct[new].tolist(), code[new].tolist()))
             self.blocks.append(distinct[new])
         ends = np.cumsum([i.size for i in ids], dtype=np.int64)
         return np.split(code[codes], ends[:-1]) if ids else []
